@@ -1,0 +1,9 @@
+/* The CPU app: the driver with the CPU backend. */
+#include "driver.h"
+
+int main(int argc, char **argv)
+{
+    static const orr_app_info app = {"orrery_cpu", 0};
+    orr_backend backend = sep_reference_backend;
+    return orr_main(argc, argv, &app, &backend);
+}

@@ -1,0 +1,10 @@
+/* The CUDA app. Until its kernels land it runs the shared CPU reference so
+ * the binary, its build and its command line exist and stay tested. */
+#include "driver.h"
+
+int main(int argc, char **argv)
+{
+    static const orr_app_info app = {"orrery_cuda", 1};
+    orr_backend backend = sep_reference_backend;
+    return orr_main(argc, argv, &app, &backend);
+}

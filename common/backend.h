@@ -1,0 +1,34 @@
+/* The ops table a compute backend fills in. A backend starts from the
+ * scalar reference (sep_reference_ops) and overrides what it accelerates,
+ * so every backend has a correct fallback and a reference to be tested
+ * against. Backends compute; they never parse files or decide exit codes. */
+#ifndef ORRERY_BACKEND_H
+#define ORRERY_BACKEND_H
+
+#include "orrery.h"
+#include "separation/separation.h"
+
+typedef struct orr_backend orr_backend;
+
+struct orr_backend {
+    const char *name;         /* "CPU", "CUDA", "OpenCL": goes into the report */
+    void *ctx;                /* backend state (device handles ...) */
+
+    /* Separation integral over the (nu_step, mu) columns mu_begin..mu_end-1
+     * of one area, every r step, continuing the Kahan sums in the fixed
+     * order nu, mu, r. */
+    orr_status (*sep_integral_columns)(orr_backend *be, const sep_model_consts *mc,
+                                       const sep_setup *s, int area, int nu_step, int mu_begin,
+                                       int mu_end, orr_kahan *bg, orr_kahan *st, orr_error *err);
+
+    /* Per-star probabilities for stars begin..end-1: bg_prob[i] and
+     * st_prob[i * n_streams + s], including the factor K* (no integrals). */
+    orr_status (*sep_star_probs)(orr_backend *be, const sep_model_consts *mc, const sep_setup *s,
+                                 const sep_stars *stars, int begin, int end, double *bg_prob,
+                                 double *st_prob, orr_error *err);
+};
+
+/* The plain scalar C reference; always present. */
+extern const orr_backend sep_reference_backend;
+
+#endif

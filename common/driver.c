@@ -1,0 +1,244 @@
+/* Command line -> kind -> run through a backend under the runtime.
+ *
+ * The separation command line is upstream's (spec section 9) so existing
+ * work units run unchanged: single-dash -np, and -p followed by the search
+ * values (negative numbers included). Long options are added for people. */
+#include "driver.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "io/io.h"
+#include "runtime/runtime.h"
+
+enum opt_id {
+    OPT_PARAMS, OPT_STARS, OPT_MEMBERSHIP, OPT_IGNORE_CKPT, OPT_CLEANUP_CKPT, OPT_RESULTS,
+    OPT_MODFIT, OPT_NEWBG, OPT_MODEL, OPT_DEVICE, OPT_PLATFORM, OPT_NP, OPT_P, OPT_HELP,
+    OPT_VERSION
+};
+
+typedef struct {
+    const char *short_name;   /* "-a", or NULL */
+    const char *long_name;    /* "--parameters" */
+    const char *alias;        /* a second long name, or NULL */
+    const char *arg;          /* argument placeholder, NULL for flags */
+    enum opt_id id;
+    const char *help;
+} opt_spec;
+
+static const opt_spec options[] = {
+    {"-a", "--parameters", "--astronomy-parameter-file", "FILE", OPT_PARAMS,
+     "astronomy parameter file (default astronomy_parameters.txt)"},
+    {"-s", "--stars", "--star-points-file", "FILE", OPT_STARS,
+     "star catalogue, plain or gzip/zlib-compressed (default stars.txt)"},
+    {"-o", "--separation-output", NULL, "FILE", OPT_MEMBERSHIP,
+     "write each star's background/stream membership probabilities to FILE"},
+    {"-i", "--ignore-checkpoint", NULL, NULL, OPT_IGNORE_CKPT, "start from zero, ignoring any checkpoint"},
+    {"-c", "--cleanup-checkpoint", NULL, NULL, OPT_CLEANUP_CKPT, "remove the checkpoint file on success"},
+    {"-t", "--results-file", NULL, NULL, OPT_RESULTS, "also write the result tags to results.txt"},
+    {"-f", "--modfit", NULL, NULL, OPT_MODFIT, "v146: asymmetric magnitude Gaussian (Newby 2011)"},
+    {"-y", "--newbg", NULL, NULL, OPT_NEWBG, "v146: broken power-law background"},
+    {NULL, "--model", NULL, "NAME", OPT_MODEL, "classic or v146 (default: detected from the file)"},
+    {"-d", "--device", NULL, "N", OPT_DEVICE, "GPU device number (GPU apps; BOINC's choice wins)"},
+    {"-l", "--platform", NULL, "N", OPT_PLATFORM, "OpenCL platform number (OpenCL app)"},
+    {"-np", "--num-params", NULL, "N", OPT_NP, "number of search parameter values that follow -p"},
+    {"-p", "--params", NULL, NULL, OPT_P, "the search parameter values follow (to the end)"},
+    {"-h", "--help", NULL, NULL, OPT_HELP, "show this help"},
+    {"-V", "--version", NULL, NULL, OPT_VERSION, "show the version"},
+};
+
+static void print_usage(FILE *f, const char *program)
+{
+    fprintf(f,
+            "Usage: %s [separation] [OPTIONS] [-np N -p VALUE...]\n"
+            "Orrery %s: MilkyWay@Home separation (tidal-stream likelihood) and other\n"
+            "BOINC work-unit kinds. With no subcommand the app runs a separation work unit,\n"
+            "command-line compatible with MilkyWay@Home's separation application.\n\n"
+            "Options:\n",
+            program, PACKAGE_VERSION);
+    for (size_t i = 0; i < ORR_ARRAY_LEN(options); i++) {
+        const opt_spec *o = &options[i];
+        char names[64];
+        snprintf(names, sizeof names, "%s%s%s%s%s", o->short_name ? o->short_name : "",
+                 o->short_name ? ", " : "", o->long_name, o->arg ? " " : "", o->arg ? o->arg : "");
+        fprintf(f, "  %-28s %s\n", names, o->help);
+    }
+    fprintf(f,
+            "\nResults are printed to stderr as upstream's tags (<search_likelihood> ...);\n"
+            "under BOINC stderr is the task's stderr.txt. Exit status: 0 on success,\n"
+            "64 bad command line, 65 bad input data, 66 input missing, 70/71/74 internal,\n"
+            "memory or write failures.\n");
+}
+
+static const opt_spec *find_option(const char *arg, const char **inline_value)
+{
+    *inline_value = NULL;
+    for (size_t i = 0; i < ORR_ARRAY_LEN(options); i++) {
+        const opt_spec *o = &options[i];
+        if (o->short_name && strcmp(arg, o->short_name) == 0)
+            return o;
+        const char *names[2] = {o->long_name, o->alias};
+        for (int k = 0; k < 2; k++) {
+            if (!names[k])
+                continue;
+            size_t n = strlen(names[k]);
+            if (strncmp(arg, names[k], n) == 0) {
+                if (arg[n] == '\0')
+                    return o;
+                if (arg[n] == '=' && o->arg) {
+                    *inline_value = arg + n + 1;
+                    return o;
+                }
+            }
+        }
+    }
+    return NULL;
+}
+
+static int is_number(const char *s)
+{
+    double v;
+    return orr_parse_double(s, strlen(s), &v) == 0;
+}
+
+static orr_status parse_int_arg(const char *opt, const char *value, int lo, int hi, int *out,
+                                orr_error *err)
+{
+    long v;
+    if (orr_parse_long(value, strlen(value), &v) != 0 || v < lo || v > hi)
+        return orr_fail(err, ORR_ERR_USAGE, "%s: expected a whole number from %d to %d, found '%s'",
+                        opt, lo, hi, value);
+    *out = (int)v;
+    return ORR_OK;
+}
+
+typedef struct {
+    sep_run_options sep;
+    double *search;
+    int help, version;
+    int device, platform;
+} cli;
+
+static orr_status parse_cli(int argc, char **argv, cli *c, orr_error *err)
+{
+    int i = 1;
+    int after_p = 0;
+
+    memset(c, 0, sizeof *c);
+    c->sep.params_file = "astronomy_parameters.txt";
+    c->sep.stars_file = "stars.txt";
+    c->sep.np = -1;
+    c->device = -1;
+    c->platform = -1;
+    c->search = malloc((size_t)(argc + 1) * sizeof(double));
+    if (!c->search)
+        return orr_fail(err, ORR_ERR_NOMEM, "out of memory");
+    c->sep.search = c->search;
+
+    if (i < argc && strcmp(argv[i], "separation") == 0)
+        i++;
+    else if (i < argc && argv[i][0] != '-')
+        return orr_fail(err, ORR_ERR_USAGE, "unknown subcommand '%s' (known: separation)", argv[i]);
+
+    for (; i < argc; i++) {
+        const char *arg = argv[i];
+        if (after_p && is_number(arg)) {
+            orr_parse_double(arg, strlen(arg), &c->search[c->sep.n_search++]);
+            continue;
+        }
+        const char *value;
+        const opt_spec *o = find_option(arg, &value);
+        if (!o) {
+            if (is_number(arg))
+                return orr_fail(err, ORR_ERR_USAGE, "search value '%s' before -p", arg);
+            return orr_fail(err, ORR_ERR_USAGE, "unknown option '%s' (see --help)", arg);
+        }
+        if (o->arg && !value) {
+            if (i + 1 >= argc)
+                return orr_fail(err, ORR_ERR_USAGE, "%s needs an argument (%s)", arg, o->arg);
+            value = argv[++i];
+        }
+        orr_status s = ORR_OK;
+        switch (o->id) {
+        case OPT_PARAMS: c->sep.params_file = value; break;
+        case OPT_STARS: c->sep.stars_file = value; break;
+        case OPT_MEMBERSHIP: c->sep.membership_file = value; break;
+        case OPT_IGNORE_CKPT: c->sep.ignore_checkpoint = 1; break;
+        case OPT_CLEANUP_CKPT: c->sep.cleanup_checkpoint = 1; break;
+        case OPT_RESULTS: c->sep.write_results_file = 1; break;
+        case OPT_MODFIT: c->sep.model.modfit = 1; break;
+        case OPT_NEWBG: c->sep.model.newbg = 1; break;
+        case OPT_MODEL:
+            if (strcmp(value, "classic") == 0)
+                c->sep.model.model = SEP_MODEL_CLASSIC;
+            else if (strcmp(value, "v146") == 0)
+                c->sep.model.model = SEP_MODEL_V146;
+            else
+                s = orr_fail(err, ORR_ERR_USAGE, "--model: expected 'classic' or 'v146', found '%s'", value);
+            break;
+        case OPT_DEVICE: s = parse_int_arg(arg, value, 0, 1023, &c->device, err); break;
+        case OPT_PLATFORM: s = parse_int_arg(arg, value, 0, 1023, &c->platform, err); break;
+        case OPT_NP: s = parse_int_arg(arg, value, 0, SEP_MAX_SEARCH_PARAMS, &c->sep.np, err); break;
+        case OPT_P: after_p = 1; break;
+        case OPT_HELP: c->help = 1; break;
+        case OPT_VERSION: c->version = 1; break;
+        }
+        if (s != ORR_OK)
+            return s;
+    }
+    if (c->sep.n_search > SEP_MAX_SEARCH_PARAMS)
+        return orr_fail(err, ORR_ERR_USAGE, "too many search values (%d; at most %d)", c->sep.n_search,
+                        SEP_MAX_SEARCH_PARAMS);
+    return ORR_OK;
+}
+
+/* One line for the log and the right ending for the client. */
+static int finish_with(orr_status s, const orr_error *err)
+{
+    if (s == ORR_OK)
+        return orr_runtime_finish(0);
+    const char *what = err->message[0] ? err->message : orr_status_message(s);
+    if (s == ORR_QUIT) {
+        orr_log("quit requested by the client; the checkpoint holds the work done");
+        return orr_runtime_finish(0);
+    }
+    orr_log("error: %s", what);
+    if (orr_status_is_transient(s))
+        return orr_runtime_temporary_exit(60, what, orr_status_exit_code(s));
+    return orr_runtime_finish(orr_status_exit_code(s));
+}
+
+int orr_main(int argc, char **argv, const orr_app_info *app, orr_backend *backend)
+{
+    cli c;
+    orr_error err;
+    orr_error_clear(&err);
+
+    orr_status s = parse_cli(argc, argv, &c, &err);
+    if (s == ORR_OK && (c.help || c.version)) {
+        if (c.help)
+            print_usage(stdout, app->program);
+        else
+            printf("%s (Orrery) %s, %s backend\n", app->program, PACKAGE_VERSION, backend->name);
+        free(c.search);
+        return 0;
+    }
+    if (s != ORR_OK) {
+        fprintf(stderr, "%s: %s\n", app->program, err.message);
+        fprintf(stderr, "Try '%s --help'.\n", app->program);
+        free(c.search);
+        return orr_status_exit_code(s);
+    }
+
+    s = orr_runtime_init(app->gpu_app, &err);
+    if (s == ORR_OK) {
+        c.sep.app_name = "orrery_separation";
+        c.sep.platform = ORR_PLATFORM;
+        s = sep_run(&c.sep, backend, &err);
+    }
+    free(c.search);
+    return finish_with(s, &err);
+}

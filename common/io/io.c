@@ -1,0 +1,272 @@
+/* Whole-file reading with content-detected decompression, line walking and
+ * strict number parsing. */
+#include "io.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+static int is_gzip(const unsigned char *p, size_t n)
+{
+    return n >= 2 && p[0] == 0x1f && p[1] == 0x8b;
+}
+
+static int is_zlib(const unsigned char *p, size_t n)
+{
+    /* CMF 0x78 (deflate, 32K window) and a header checksum that holds. */
+    return n >= 2 && p[0] == 0x78 && ((p[0] << 8) | p[1]) % 31 == 0;
+}
+
+static orr_status slurp(const char *path, size_t max_bytes, orr_buffer *out, orr_error *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return orr_fail(err, ORR_ERR_OPEN, "%s: cannot open: %s", path, strerror(errno));
+
+    size_t cap = 1 << 16, size = 0;
+    char *data = malloc(cap + 1);
+    if (!data) {
+        fclose(f);
+        return orr_fail(err, ORR_ERR_NOMEM, "%s: out of memory reading file", path);
+    }
+    for (;;) {
+        if (size == cap) {
+            if (cap >= max_bytes) {
+                free(data);
+                fclose(f);
+                return orr_fail(err, ORR_ERR_INPUT, "%s: file is larger than the %zu bytes allowed",
+                                path, max_bytes);
+            }
+            size_t ncap = cap * 2 > max_bytes ? max_bytes : cap * 2;
+            char *nd = realloc(data, ncap + 1);
+            if (!nd) {
+                free(data);
+                fclose(f);
+                return orr_fail(err, ORR_ERR_NOMEM, "%s: out of memory reading file", path);
+            }
+            data = nd;
+            cap = ncap;
+        }
+        size_t got = fread(data + size, 1, cap - size, f);
+        size += got;
+        if (got == 0) {
+            if (ferror(f)) {
+                int e = errno;
+                free(data);
+                fclose(f);
+                return orr_fail(err, ORR_ERR_OPEN, "%s: read error: %s", path, strerror(e));
+            }
+            break;
+        }
+    }
+    fclose(f);
+    data[size] = '\0';
+    out->data = data;
+    out->size = size;
+    return ORR_OK;
+}
+
+static orr_status inflate_buffer(const char *path, const orr_buffer *in, size_t max_bytes,
+                                 orr_buffer *out, orr_error *err)
+{
+    z_stream zs;
+    memset(&zs, 0, sizeof zs);
+    /* 15 + 32: accept both gzip and zlib headers, detected by zlib. */
+    if (inflateInit2(&zs, 15 + 32) != Z_OK)
+        return orr_fail(err, ORR_ERR_NOMEM, "%s: cannot start decompression", path);
+
+    size_t cap = in->size * 4 + 1024, size = 0;
+    if (cap > max_bytes)
+        cap = max_bytes;
+    char *data = malloc(cap + 1);
+    if (!data) {
+        inflateEnd(&zs);
+        return orr_fail(err, ORR_ERR_NOMEM, "%s: out of memory decompressing", path);
+    }
+    zs.next_in = (Bytef *)in->data;
+    zs.avail_in = (uInt)in->size;
+    int rc = Z_OK;
+    while (rc != Z_STREAM_END) {
+        if (size == cap) {
+            if (cap >= max_bytes) {
+                free(data);
+                inflateEnd(&zs);
+                return orr_fail(err, ORR_ERR_INPUT,
+                                "%s: decompressed content is larger than the %zu bytes allowed",
+                                path, max_bytes);
+            }
+            size_t ncap = cap * 2 > max_bytes ? max_bytes : cap * 2;
+            char *nd = realloc(data, ncap + 1);
+            if (!nd) {
+                free(data);
+                inflateEnd(&zs);
+                return orr_fail(err, ORR_ERR_NOMEM, "%s: out of memory decompressing", path);
+            }
+            data = nd;
+            cap = ncap;
+        }
+        size_t room = cap - size;
+        if (room > UINT_MAX)
+            room = UINT_MAX;
+        zs.next_out = (Bytef *)data + size;
+        zs.avail_out = (uInt)room;
+        rc = inflate(&zs, Z_NO_FLUSH);
+        size = (size_t)((char *)zs.next_out - data);
+        if (rc == Z_STREAM_END)
+            break;
+        if (rc == Z_BUF_ERROR && zs.avail_in == 0) {
+            free(data);
+            inflateEnd(&zs);
+            return orr_fail(err, ORR_ERR_PARSE, "%s: compressed data is truncated", path);
+        }
+        if (rc != Z_OK && rc != Z_BUF_ERROR) {
+            const char *why = zs.msg ? zs.msg : "invalid data";
+            orr_fail(err, ORR_ERR_PARSE, "%s: compressed data is corrupt (%s)", path, why);
+            free(data);
+            inflateEnd(&zs);
+            return ORR_ERR_PARSE;
+        }
+    }
+    inflateEnd(&zs);
+    data[size] = '\0';
+    out->data = data;
+    out->size = size;
+    return ORR_OK;
+}
+
+orr_status orr_read_file(const char *path, size_t max_bytes, int text, orr_buffer *out,
+                         orr_error *err)
+{
+    orr_buffer raw = {0};
+    out->data = NULL;
+    out->size = 0;
+    orr_status s = slurp(path, max_bytes, &raw, err);
+    if (s != ORR_OK)
+        return s;
+
+    const unsigned char *p = (const unsigned char *)raw.data;
+    if (is_gzip(p, raw.size) || is_zlib(p, raw.size)) {
+        s = inflate_buffer(path, &raw, max_bytes, out, err);
+        orr_buffer_free(&raw);
+        if (s != ORR_OK)
+            return s;
+    } else {
+        *out = raw;
+    }
+
+    if (text && memchr(out->data, '\0', out->size)) {
+        const char *nul = memchr(out->data, '\0', out->size);
+        int line = 1;
+        for (const char *q = out->data; q < nul; q++)
+            line += *q == '\n';
+        orr_buffer_free(out);
+        return orr_fail(err, ORR_ERR_PARSE, "%s:%d: binary data (NUL byte) in a text file",
+                        path, line);
+    }
+    return ORR_OK;
+}
+
+void orr_buffer_free(orr_buffer *b)
+{
+    if (b) {
+        free(b->data);
+        b->data = NULL;
+        b->size = 0;
+    }
+}
+
+void orr_lines_init(orr_lines *it, const char *path, const orr_buffer *buf)
+{
+    it->path = path;
+    it->pos = buf->data;
+    it->end = buf->data + buf->size;
+    it->line = 0;
+}
+
+int orr_lines_next(orr_lines *it, const char **line, size_t *len)
+{
+    if (it->pos >= it->end)
+        return 0;
+    const char *start = it->pos;
+    const char *nl = memchr(start, '\n', (size_t)(it->end - start));
+    const char *stop = nl ? nl : it->end;
+    it->pos = nl ? nl + 1 : it->end;
+    if (stop > start && stop[-1] == '\r')
+        stop--;
+    it->line++;
+    *line = start;
+    *len = (size_t)(stop - start);
+    return 1;
+}
+
+static void trim(const char **s, size_t *len)
+{
+    while (*len && isspace((unsigned char)**s)) {
+        (*s)++;
+        (*len)--;
+    }
+    while (*len && isspace((unsigned char)(*s)[*len - 1]))
+        (*len)--;
+}
+
+int orr_parse_double(const char *s, size_t len, double *out)
+{
+    char tmp[128];
+    trim(&s, &len);
+    if (len == 0 || len >= sizeof tmp)
+        return -1;
+    memcpy(tmp, s, len);
+    tmp[len] = '\0';
+    char *endp;
+    errno = 0;
+    double v = strtod(tmp, &endp);
+    if (*endp != '\0')
+        return -1;
+    /* Overflow to infinity is reported; gradual underflow to 0 is harmless. */
+    if (errno == ERANGE && (v > 1.0 || v < -1.0))
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int orr_parse_long(const char *s, size_t len, long *out)
+{
+    char tmp[64];
+    trim(&s, &len);
+    if (len == 0 || len >= sizeof tmp)
+        return -1;
+    memcpy(tmp, s, len);
+    tmp[len] = '\0';
+    char *endp;
+    errno = 0;
+    long v = strtol(tmp, &endp, 10);
+    if (*endp != '\0' || errno == ERANGE)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int orr_parse_double_list(const char *s, size_t len, double *out, int max)
+{
+    int n = 0;
+    size_t i = 0;
+    while (i < len) {
+        while (i < len && (isspace((unsigned char)s[i]) || s[i] == ','))
+            i++;
+        if (i >= len)
+            break;
+        size_t start = i;
+        while (i < len && !isspace((unsigned char)s[i]) && s[i] != ',')
+            i++;
+        if (n >= max)
+            return -1 - max;
+        if (orr_parse_double(s + start, i - start, &out[n]) != 0)
+            return -1 - n;
+        n++;
+    }
+    return n;
+}

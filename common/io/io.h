@@ -1,0 +1,45 @@
+/* Input helpers shared by every kind: whole-file reading with transparent
+ * gzip/zlib decompression (detected from the content, not the name), a line
+ * walker that keeps line numbers for error messages, and strict number
+ * parsing. */
+#ifndef ORRERY_IO_H
+#define ORRERY_IO_H
+
+#include <stddef.h>
+
+#include "../orrery.h"
+
+typedef struct {
+    char *data;   /* NUL-terminated for convenience; size excludes it */
+    size_t size;
+} orr_buffer;
+
+/* Read path entirely. gzip (1f 8b) and zlib (78 01/5e/9c/da) content is
+ * inflated; anything whose (decompressed) size exceeds max_bytes is refused
+ * rather than exhausting memory. With text set, NUL bytes are an error. */
+orr_status orr_read_file(const char *path, size_t max_bytes, int text,
+                         orr_buffer *out, orr_error *err);
+void orr_buffer_free(orr_buffer *b);
+
+typedef struct {
+    const char *path;   /* for messages */
+    const char *pos;
+    const char *end;
+    int line;           /* number of the line last returned, 1-based */
+} orr_lines;
+
+void orr_lines_init(orr_lines *it, const char *path, const orr_buffer *buf);
+/* Next line without its terminator (\n, \r\n); returns 0 at end of input. */
+int orr_lines_next(orr_lines *it, const char **line, size_t *len);
+
+/* Strict numbers: the whole token (surrounding blanks allowed) must parse.
+ * Return 0 on success. Non-finite doubles parse (callers decide). */
+int orr_parse_double(const char *s, size_t len, double *out);
+int orr_parse_long(const char *s, size_t len, long *out);
+
+/* Split s[0..len) at commas or blanks into at most max numeric fields.
+ * Returns the number of fields found, or -1 - i if field i is not a number
+ * (or there are more than max fields: -1 - max). */
+int orr_parse_double_list(const char *s, size_t len, double *out, int max);
+
+#endif

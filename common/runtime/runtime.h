@@ -1,0 +1,48 @@
+/* The one layer between science code and BOINC. Science code asks it for
+ * progress reporting, checkpoint timing, critical sections, quit requests
+ * and file names; under BOINC it forwards to the client library (through
+ * boinc_shim.cpp), standalone or in a --without-boinc build it does the
+ * sensible local thing. Science code never calls BOINC directly. */
+#ifndef ORRERY_RUNTIME_H
+#define ORRERY_RUNTIME_H
+
+#include <stddef.h>
+
+#include "../orrery.h"
+
+typedef struct {
+    int standalone;            /* no BOINC client attached */
+    char gpu_type[64];         /* "NVIDIA", "ATI", "intel_gpu" or "" */
+    int gpu_device_num;        /* -1: none assigned */
+    int gpu_opencl_dev_index;  /* -1: none assigned */
+    double ncpus;              /* 0: not given */
+    double checkpoint_period;  /* seconds; BOINC's default 300 */
+} orr_init_data;
+
+/* gpu_app: raise the thread priority as BOINC recommends for GPU apps. */
+orr_status orr_runtime_init(int gpu_app, orr_error *err);
+int orr_runtime_is_standalone(void);
+const orr_init_data *orr_runtime_init_data(void);
+
+/* Logical (open) name -> physical path; unchanged when standalone. */
+void orr_runtime_resolve(const char *logical, char *physical, size_t size);
+
+void orr_runtime_progress(double fraction);
+int orr_runtime_time_to_checkpoint(void);
+void orr_runtime_checkpoint_done(void);
+void orr_runtime_begin_critical(void);
+void orr_runtime_end_critical(void);
+/* The client asked us to quit or abort (seen only outside critical sections
+ * when BOINC acts directly; checked between work chunks). */
+int orr_runtime_quit_requested(void);
+
+/* End the process: success (0) or a computation error (non-zero). Under
+ * BOINC this is boinc_finish and does not return; standalone it returns the
+ * exit code for main to return. */
+int orr_runtime_finish(int exit_code);
+
+/* A transient failure (no usable GPU, out of device memory): ask the client
+ * to retry later. Standalone it returns exit_code for main to return. */
+int orr_runtime_temporary_exit(int delay_s, const char *reason, int exit_code);
+
+#endif

@@ -1,0 +1,59 @@
+/* Status codes shared by every module: one table gives each code its enum
+ * name, the process exit code the driver uses for it, and a short message.
+ * Library code returns these and fills an orr_error with the context (file,
+ * line, key); only the driver turns them into exit codes and BOINC outcomes. */
+#ifndef ORRERY_STATUS_H
+#define ORRERY_STATUS_H
+
+#include <stddef.h>
+
+/* Exit codes follow sysexits(3): they stay clear of BOINC's reserved
+ * 192-208 and tell a volunteer's log reader what kind of failure it was.
+ * X(name, exit_code, transient, message) */
+#define ORR_STATUS_TABLE(X)                                                  \
+    X(ORR_OK,              0,  0, "success")                                 \
+    X(ORR_ERR_USAGE,       64, 0, "invalid command line")                    \
+    X(ORR_ERR_PARSE,       65, 0, "malformed input file")                    \
+    X(ORR_ERR_INPUT,       65, 0, "invalid input value")                     \
+    X(ORR_ERR_OPEN,        66, 0, "cannot open input file")                  \
+    X(ORR_ERR_UNSUPPORTED, 69, 0, "unsupported feature requested")           \
+    X(ORR_ERR_INTERNAL,    70, 0, "internal error")                          \
+    X(ORR_ERR_NOMEM,       71, 0, "out of memory")                           \
+    X(ORR_ERR_WRITE,       74, 0, "cannot write output file")                \
+    X(ORR_ERR_DEVICE,      75, 1, "compute device unavailable")              \
+    X(ORR_ERR_NUMERIC,     70, 0, "non-finite intermediate result")          \
+    X(ORR_ERR_CHECKPOINT,  74, 0, "checkpoint cannot be used")               \
+    X(ORR_QUIT,            0,  1, "quit requested")
+
+typedef enum {
+#define ORR_STATUS_ENUM(name, code, transient, msg) name,
+    ORR_STATUS_TABLE(ORR_STATUS_ENUM)
+#undef ORR_STATUS_ENUM
+    ORR_STATUS_COUNT
+} orr_status;
+
+/* An error travelling up from library code: the status and one line of
+ * context that names the file, line and field where that makes sense. */
+typedef struct {
+    orr_status status;
+    char message[768];
+} orr_error;
+
+const char *orr_status_name(orr_status s);
+const char *orr_status_message(orr_status s);
+int orr_status_exit_code(orr_status s);
+/* Transient failures (no usable GPU, out of device memory) should be retried
+ * later on the same host: under BOINC they become a temporary exit. */
+int orr_status_is_transient(orr_status s);
+
+/* Record an error with printf-style context; returns status so callers can
+ * write `return orr_fail(err, ORR_ERR_PARSE, "...", ...);`. err may be NULL. */
+orr_status orr_fail(orr_error *err, orr_status status, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+void orr_error_clear(orr_error *err);
+
+#endif
