@@ -1,0 +1,497 @@
+/* Unit tests of the shared core against independent references: survey
+ * geometry (values from the spec's formulas evaluated at 40 digits with
+ * mpmath), Gauss-Legendre quadrature (exact polynomial integrals), Kahan
+ * summation, r-point construction, each density, the status table, and a
+ * battery of malformed inputs that must be rejected with a message. */
+#include <CUnit/Basic.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "backend.h"
+#include "io/io.h"
+#include "separation/separation.h"
+
+static const char *datadir;
+
+/* ---------------- numerics ---------------- */
+
+static void test_gc_to_lb_known_points(void)
+{
+    /* wedge, mu, nu -> l (wrapped to (-180, 180]), b: from the spec's
+     * formulas at 40 digits (mpmath), independently of this code. */
+    static const double ref[][5] = {
+        {11, 150, -1.25, -121.74161847523562608, 41.203107069962174468},
+        {11, 229, 1.25, 4.4442635374874323451, 47.847290893846957164},
+        {86, 310, 0, 40.332358195045962826, -26.341698284932326028},
+        {79, 416, 0.5, -178.01784443690953024, -37.029824819143105446},
+        {20, 185, 0.3, -134.29296484699658329, 82.717252889283943623},
+    };
+    for (size_t i = 0; i < sizeof ref / sizeof ref[0]; i++) {
+        double l, b;
+        sep_gc_to_lb((int)ref[i][0], ref[i][1], ref[i][2], &l, &b);
+        CU_ASSERT_DOUBLE_EQUAL(l, ref[i][3], 1e-11);
+        CU_ASSERT_DOUBLE_EQUAL(b, ref[i][4], 1e-11);
+    }
+}
+
+static void test_gauss_legendre_polynomials(void)
+{
+    static const int sizes[] = {2, 8, 64, 120, 256};
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+        int n = sizes[k];
+        double x[256], w[256];
+        sep_gauss_legendre(n, x, w);
+        for (int i = 1; i < n; i++)
+            CU_ASSERT(x[i] > x[i - 1]);
+        /* exact for every degree up to 2n - 1 */
+        for (int deg = 0; deg < 2 * n; deg += (n > 16 ? 7 : 1)) {
+            long double sum = 0;
+            for (int i = 0; i < n; i++)
+                sum += (long double)w[i] * powl(x[i], deg);
+            double exact = deg % 2 ? 0.0 : 2.0 / (deg + 1);
+            /* upstream stops Newton at |dz| < 3e-11 and takes the weight
+             * from the previous iterate: weights are good to ~1e-11 */
+            CU_ASSERT_DOUBLE_EQUAL((double)sum, exact, n * 1e-12);
+        }
+    }
+}
+
+static void test_kahan_beats_naive(void)
+{
+    /* 1 + 1e6 * 1e-16: the naive sum never leaves 1.0 */
+    orr_kahan k = {0, 0};
+    double naive = 1.0;
+    orr_kahan_add(&k, 1.0);
+    for (int i = 0; i < 1000000; i++) {
+        orr_kahan_add(&k, 1e-16);
+        naive += 1e-16;
+    }
+    CU_ASSERT_EQUAL(naive, 1.0);
+    CU_ASSERT_DOUBLE_EQUAL(k.sum, 1.0 + 1e-10, 1e-15);
+    /* merging two halves gives the same as one pass */
+    orr_kahan a = {0, 0}, b = {0, 0};
+    orr_kahan_add(&a, 1.0);
+    for (int i = 0; i < 500000; i++)
+        orr_kahan_add(&a, 1e-16);
+    for (int i = 0; i < 500000; i++)
+        orr_kahan_add(&b, 1e-16);
+    orr_kahan m = orr_kahan_merge(a, b);
+    CU_ASSERT_DOUBLE_EQUAL(m.sum, 1.0 + 1e-10, 1e-15);
+}
+
+static sep_params small11_params(void)
+{
+    sep_params p;
+    char path[4096];
+    orr_error err;
+    snprintf(path, sizeof path, "%s/params_head/astronomy_parameters-11-small.txt.gz", datadir);
+    CU_ASSERT_EQUAL_FATAL(sep_params_load(path, &p, &err), ORR_OK);
+    return p;
+}
+
+static void test_r_points(void)
+{
+    sep_params p = small11_params();
+    sep_model_options opt = {SEP_MODEL_CLASSIC, 0, 0};
+    sep_model_consts mc;
+    sep_setup s;
+    orr_error err;
+    CU_ASSERT_EQUAL_FATAL(sep_model_consts_init(&p, &opt, SEP_MODEL_CLASSIC, &mc, &err), ORR_OK);
+    CU_ASSERT_EQUAL_FATAL(sep_setup_init(&p, &mc, &s, &err), ORR_OK);
+    const sep_area_tables *t = &s.areas[0];
+    CU_ASSERT_EQUAL(t->r_steps, 140);
+    /* irv: shell volume between consecutive distances times dmu (radians) */
+    double dg = (23.0 - 16.0) / 140, dmu = (229.0 - 150.0) / 160;
+    for (int i = 0; i < t->r_steps; i += 13) {
+        double lo = pow(10, (16.0 + i * dg - 14.2) / 5), hi = pow(10, (16.0 + (i + 1) * dg - 14.2) / 5);
+        double irv = (hi * hi * hi - lo * lo * lo) / 3 * dmu * M_PI / 180;
+        CU_ASSERT_DOUBLE_EQUAL(t->irv[i] / irv, 1.0, 1e-12); /* hi^3 - lo^3 cancels ~2 digits */
+        /* node weights integrate the magnitude Gaussian over +-3 sigma:
+         * sum w N r^3 / r^3 * 3 sigma = erf(3 / sqrt 2) */
+        double sum = 0;
+        for (int c = 0; c < s.convolve; c++) {
+            double r = t->r_point[i * s.convolve + c];
+            sum += t->qw_r3_N[i * s.convolve + c] / (r * r * r);
+        }
+        CU_ASSERT_DOUBLE_EQUAL(sum * 3 * SEP_STDEV, erf(3 / sqrt(2.0)), 1e-10);
+        /* nodes are distances of magnitude g' + dx */
+        double rp = (lo + hi) / 2, gp = 5 * (log10(rp * 1000) - 1) + 4.2;
+        double r_first = pow(10, (gp + s.dx[0] - 14.2) / 5);
+        CU_ASSERT_DOUBLE_EQUAL(t->r_point[i * s.convolve] / r_first, 1.0, 1e-14);
+    }
+    sep_setup_free(&s);
+}
+
+/* One star through the reference backend against each density written out
+ * from the spec in long double. */
+static void check_star_densities(sep_model model, int newbg, double wb)
+{
+    sep_params p = small11_params();
+    sep_model_options opt = {model, 0, newbg};
+    sep_model_consts mc;
+    sep_setup s;
+    orr_error err;
+    p.background_weight = wb;
+    if (model == SEP_MODEL_V146)
+        p.bg[2] = SEP_V146_R0;
+    CU_ASSERT_EQUAL_FATAL(sep_model_consts_init(&p, &opt, model, &mc, &err), ORR_OK);
+    CU_ASSERT_EQUAL_FATAL(sep_setup_init(&p, &mc, &s, &err), ORR_OK);
+    double l = 200.5, b = 55.25, r = 12.0;
+    sep_stars stars = {1, &l, &b, &r};
+    double bgp, stp[SEP_MAX_STREAMS];
+    orr_backend be = sep_reference_backend;
+    CU_ASSERT_EQUAL(be.sep_star_probs(&be, &mc, &s, &stars, 0, 1, &bgp, stp, &err), ORR_OK);
+
+    double rp[SEP_MAX_CONVOLVE], qw[SEP_MAX_CONVOLVE];
+    double K = sep_r_points(&mc, &s, r, rp, qw);
+    long double bg = 0, st[SEP_MAX_STREAMS] = {0};
+    long double lr = l * M_PI / 180, br = b * M_PI / 180;
+    for (int c = 0; c < s.convolve; c++) {
+        long double x = rp[c] * cosl(br) * cosl(lr) - 8.5L, y = rp[c] * cosl(br) * sinl(lr),
+                    z = rp[c] * sinl(br);
+        long double rg = sqrtl(x * x + y * y + z * z / (p.bg[1] * p.bg[1]));
+        long double rho;
+        if (newbg)
+            rho = powl(8.5L / rg, rg < p.bg[2] ? p.bg[0] : p.bg[3]);
+        else {
+            rho = 1.0L / (rg * powl(rg + p.bg[2], 3));
+            if (model == SEP_MODEL_V146)
+                rho = wb * rho + (1 - wb) * expl(-sqrtl(x * x + y * y) / 3.5L - fabsl(z) / 0.7L);
+        }
+        bg += qw[c] * rho;
+        for (int j = 0; j < p.n_streams; j++) {
+            long double q[3] = {x - mc.stream_c[j][0], y - mc.stream_c[j][1], z - mc.stream_c[j][2]};
+            long double dot = q[0] * mc.stream_a[j][0] + q[1] * mc.stream_a[j][1] + q[2] * mc.stream_a[j][2];
+            long double d2 = 0;
+            for (int k = 0; k < 3; k++) {
+                long double e = q[k] - dot * mc.stream_a[j][k];
+                d2 += e * e;
+            }
+            st[j] += qw[c] * expl(-d2 / (2.0L * p.streams[j].sigma * p.streams[j].sigma));
+        }
+    }
+    /* the disk constants are upstream's 9-digit ones: 1e-8 relative */
+    double tol = model == SEP_MODEL_V146 && !newbg && wb < 1 ? 1e-8 : 1e-12;
+    CU_ASSERT_DOUBLE_EQUAL(bgp / (double)(bg * K), 1.0, tol);
+    for (int j = 0; j < p.n_streams; j++)
+        CU_ASSERT_DOUBLE_EQUAL(stp[j] / (double)(st[j] * K), 1.0, 1e-12);
+    sep_setup_free(&s);
+}
+
+static void test_density_classic_halo_and_streams(void) { check_star_densities(SEP_MODEL_CLASSIC, 0, 0.0); }
+static void test_density_v146_halo_disk_mixture(void) { check_star_densities(SEP_MODEL_V146, 0, 0.3); }
+static void test_density_v146_broken_power_law(void) { check_star_densities(SEP_MODEL_V146, 1, 1.0); }
+
+static void test_stream_centre_on_stripe(void)
+{
+    /* the centre lies at (mu, nu = 0) of the wedge at distance r */
+    sep_params p = small11_params();
+    sep_model_options opt = {SEP_MODEL_CLASSIC, 0, 0};
+    sep_model_consts mc;
+    orr_error err;
+    CU_ASSERT_EQUAL_FATAL(sep_model_consts_init(&p, &opt, SEP_MODEL_CLASSIC, &mc, &err), ORR_OK);
+    for (int j = 0; j < p.n_streams; j++) {
+        double l, b, *c = mc.stream_c[j];
+        sep_gc_to_lb(p.wedge, p.streams[j].mu, 0.0, &l, &b);
+        double x = c[0] + 8.5, y = c[1], z = c[2];
+        CU_ASSERT_DOUBLE_EQUAL(sqrt(x * x + y * y + z * z), p.streams[j].r, 1e-12);
+        CU_ASSERT_DOUBLE_EQUAL(atan2(z, hypot(x, y)) * 180 / M_PI, b, 1e-10);
+        double a2 = 0;
+        for (int k = 0; k < 3; k++)
+            a2 += mc.stream_a[j][k] * mc.stream_a[j][k];
+        CU_ASSERT_DOUBLE_EQUAL(a2, 1.0, 1e-15);
+    }
+}
+
+static void test_status_table(void)
+{
+    CU_ASSERT_EQUAL(orr_status_exit_code(ORR_OK), 0);
+    for (int s = 1; s < ORR_STATUS_COUNT; s++) {
+        CU_ASSERT_STRING_NOT_EQUAL(orr_status_message((orr_status)s), "unknown status");
+        int code = orr_status_exit_code((orr_status)s);
+        CU_ASSERT(code < 192 || code > 208); /* BOINC reserves 192-208 */
+    }
+    CU_ASSERT(orr_status_is_transient(ORR_ERR_DEVICE));
+    CU_ASSERT(!orr_status_is_transient(ORR_ERR_PARSE));
+}
+
+/* ---------------- malformed inputs ---------------- */
+
+static char *small11_text;  /* a valid parameter file to break */
+
+static char *replace_line(const char *text, const char *key, const char *newline)
+{
+    /* newline NULL: delete the line starting with key */
+    size_t n = strlen(text) + (newline ? strlen(newline) : 0) + 2;
+    char *out = malloc(n);
+    const char *p = strstr(text, key);
+    if (!p) {
+        strcpy(out, text);
+        return out;
+    }
+    const char *eol = strchr(p, '\n');
+    eol = eol ? eol + 1 : p + strlen(p);
+    memcpy(out, text, (size_t)(p - text));
+    out[p - text] = '\0';
+    if (newline) {
+        strcat(out, newline);
+        strcat(out, "\n");
+    }
+    strcat(out, eol);
+    return out;
+}
+
+typedef struct {
+    const char *what;
+    const char *key;       /* line to replace (prefix), or NULL for whole text */
+    const char *line;      /* replacement, NULL deletes the line */
+    const char *expect;    /* substring the message must contain */
+} params_breakage;
+
+static const params_breakage breakages[] = {
+    {"missing key", "convolve:", NULL, "expected key 'convolve'"},
+    {"wrong key order", "wedge:", "wedg: 11", "expected key 'wedge'"},
+    {"not a number", "convolve:", "convolve: many", "not a number"},
+    {"NaN value", "background_parameters[4]:", "background_parameters[4]: 1.0, nan, 12.3, 1.0", "not finite"},
+    {"Inf value", "stream_parameters[5]: 148", "stream_parameters[5]: 148.0, inf, 0.4, -0.4, 0.7", "not finite"},
+    {"wrong value count", "background_step[4]:", "background_step[4]: 0.02, 0.1", "expected 4 values"},
+    {"declared count disagrees", "background_min[4]:", "background_min[5]: 0, 0.3, 1, 0.1", "declares 5 values"},
+    {"negative steps", "r[min,max,steps]:", "r[min,max,steps]: 16.0, 23.0, -140", "even whole number"},
+    {"odd steps", "mu[min,max,steps]:", "mu[min,max,steps]: 150, 229, 161", "even whole number"},
+    {"fractional steps", "nu[min,max,steps]:", "nu[min,max,steps]: -1.25, 1.25, 64.5", "even whole number"},
+    {"huge steps", "r[min,max,steps]:", "r[min,max,steps]: 16.0, 23.0, 20000000", "even whole number"},
+    {"max below min", "mu[min,max,steps]:", "mu[min,max,steps]: 229, 150, 160", "greater than min"},
+    {"too many streams", "number_streams:", "number_streams: 99, 5", "number_streams"},
+    {"bad number_parameters", "number_parameters:", "number_parameters: 5", "number_parameters"},
+    {"flag not 0/1", "optimize_weight:", "optimize_weight: 2", "must be 0 or 1"},
+    {"unexpected trailing key", "number_cuts:", "number_cuts: 0\nextra_key: 1", "unexpected key"},
+    {"cut count without cuts", "number_cuts:", "number_cuts: 2", "r_cut"},
+    {"no colon", "wedge:", "wedge 11", "expected 'name: value'"},
+    {"odd convolve", "convolve:", "convolve: 7", "convolve must be even"},
+    {"sgr coordinates", "sgr_coordinates:", "sgr_coordinates: 1", "not supported"},
+    {"sigma zero", "stream_parameters[5]: 148", "stream_parameters[5]: 148.0, 22.4, 0.4, -0.4, 0.0", "sigma = 0"},
+    {"q zero", "background_parameters[4]:", "background_parameters[4]: 1.0, 0.0, 12.3, 1.0", "q = 0"},
+    {"truncated file", "stream_weight: -1.361644", NULL, NULL},
+};
+
+static void test_params_breakages(void)
+{
+    for (size_t i = 0; i < sizeof breakages / sizeof breakages[0]; i++) {
+        const params_breakage *b = &breakages[i];
+        char *text = replace_line(small11_text, b->key, b->line);
+        if (!b->expect) { /* truncated: cut the file in the middle */
+            text[strlen(text) / 2] = '\0';
+        }
+        sep_params p;
+        orr_error err;
+        orr_error_clear(&err);
+        orr_status s = sep_params_parse("bad.txt", text, strlen(text), &p, &err);
+        if (s == ORR_OK) {
+            sep_model_options opt = {SEP_MODEL_AUTO, 0, 0};
+            sep_model_consts mc;
+            s = sep_model_consts_init(&p, &opt, SEP_MODEL_AUTO, &mc, &err);
+        }
+        CU_ASSERT_NOT_EQUAL(s, ORR_OK);
+        if (s == ORR_OK) {
+            printf("\n  accepted: %s", b->what);
+        } else {
+            const char *want = b->expect ? b->expect : "bad.txt:";
+            CU_ASSERT_PTR_NOT_NULL(strstr(err.message, want));
+            if (!strstr(err.message, want))
+                printf("\n  %s: message '%s' lacks '%s'", b->what, err.message, want);
+        }
+        free(text);
+    }
+}
+
+static void test_params_file_line_in_message(void)
+{
+    char *text = replace_line(small11_text, "convolve:", "convolve: twelve");
+    sep_params p;
+    orr_error err;
+    CU_ASSERT_EQUAL(sep_params_parse("f.txt", text, strlen(text), &p, &err), ORR_ERR_PARSE);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "f.txt:40: key 'convolve'"));
+    free(text);
+}
+
+static void test_params_empty_and_binary(void)
+{
+    sep_params p;
+    orr_error err;
+    CU_ASSERT_NOT_EQUAL(sep_params_parse("e.txt", "", 0, &p, &err), ORR_OK);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "empty"));
+    CU_ASSERT_NOT_EQUAL(sep_params_parse("e.txt", "\n\n  \n", 5, &p, &err), ORR_OK);
+
+    char path[] = "/tmp/orrery-junk-XXXXXX";
+    int fd = mkstemp(path);
+    unsigned char junk[512];
+    for (size_t i = 0; i < sizeof junk; i++)
+        junk[i] = (unsigned char)(i * 37 + 11);
+    CU_ASSERT_EQUAL((int)write(fd, junk, sizeof junk), (int)sizeof junk);
+    close(fd);
+    CU_ASSERT_NOT_EQUAL(sep_params_load(path, &p, &err), ORR_OK);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, path));
+    unlink(path);
+    CU_ASSERT_EQUAL(sep_params_load("/nonexistent/params.txt", &p, &err), ORR_ERR_OPEN);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "/nonexistent/params.txt"));
+}
+
+static void test_search_param_counts(void)
+{
+    sep_params p = small11_params();
+    orr_error err;
+    int members;
+    CU_ASSERT_EQUAL(sep_search_bundle_size(&p, SEP_MODEL_CLASSIC, 20, &members, &err), ORR_OK);
+    CU_ASSERT_EQUAL(sep_search_bundle_size(&p, SEP_MODEL_CLASSIC, 19, &members, &err), ORR_ERR_INPUT);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "got 19, the classic model takes 20"));
+    CU_ASSERT_EQUAL(sep_search_bundle_size(&p, SEP_MODEL_V146, 60, &members, &err), ORR_OK);
+    CU_ASSERT_EQUAL(members, 3);
+    CU_ASSERT_EQUAL(sep_search_bundle_size(&p, SEP_MODEL_V146, 30, &members, &err), ORR_ERR_INPUT);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "multiple"));
+    /* w_b outside [0, 1] in a v146 member */
+    double v[20] = {1.5, 0.57, -3.3, 148, 22, 0.4, -0.4, 0.76, -1.3, 177, 23, 1.2, -1.6, 8.5,
+                    -1.3, 177, 10, 1.2, -1.6, 8.5};
+    sep_params m;
+    sep_model_options opt = {SEP_MODEL_V146, 0, 0};
+    sep_model_consts mc;
+    CU_ASSERT_EQUAL(sep_params_apply_search(&p, SEP_MODEL_V146, v, 20, 0, &m, &err), ORR_OK);
+    CU_ASSERT_EQUAL(sep_model_consts_init(&m, &opt, SEP_MODEL_V146, &mc, &err), ORR_ERR_INPUT);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "outside [0, 1]"));
+    v[0] = NAN;
+    CU_ASSERT_EQUAL(sep_params_apply_search(&p, SEP_MODEL_V146, v, 20, 0, &m, &err), ORR_ERR_INPUT);
+}
+
+typedef struct {
+    const char *what;
+    const char *text;
+    const char *expect;
+} stars_breakage;
+
+static const stars_breakage star_breakages[] = {
+    {"empty", "", "empty star file"},
+    {"count not a number", "many\n1 2 3\n", "number of stars"},
+    {"count larger than lines", "3\n1 2 3\n4 5 6\n", "declares 3 stars but the file holds 2"},
+    {"more lines than count", "1\n1 2 3\n4 5 6\n", "more star lines"},
+    {"non-numeric field", "2\n1 2 3\n4 x 6\n", "field 2 is not a number"},
+    {"NaN field", "1\n1 nan 3\n", "non-finite"},
+    {"Inf field", "1\ninf 2 3\n", "non-finite"},
+    {"two fields", "1\n1 2\n", "expected 3 fields"},
+    {"negative distance", "1\n1 2 -3\n", "r > 0"},
+    {"huge count", "999999999999\n1 2 3\n", "outside"},
+    {"count far beyond file", "40000000\n1 2 3\n", "only"},
+};
+
+static void test_stars_breakages(void)
+{
+    for (size_t i = 0; i < sizeof star_breakages / sizeof star_breakages[0]; i++) {
+        const stars_breakage *b = &star_breakages[i];
+        sep_stars s;
+        orr_error err;
+        orr_error_clear(&err);
+        orr_status st = sep_stars_parse("stars.txt", b->text, strlen(b->text), &s, &err);
+        CU_ASSERT_NOT_EQUAL(st, ORR_OK);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err.message, b->expect));
+        if (st == ORR_OK || !strstr(err.message, b->expect))
+            printf("\n  %s: '%s' lacks '%s'", b->what, err.message, b->expect);
+        if (st == ORR_OK)
+            sep_stars_free(&s);
+    }
+}
+
+static void test_compressed_reading(void)
+{
+    /* the same catalogue plain, gzip and zlib gives the same stars */
+    const char *text = "2\n10.5 20.25 5.0\n11 -21 6.5\n";
+    char plain[] = "/tmp/orrery-stars-XXXXXX";
+    int fd = mkstemp(plain);
+    CU_ASSERT_EQUAL((int)write(fd, text, strlen(text)), (int)strlen(text));
+    close(fd);
+    char gz[64];
+    snprintf(gz, sizeof gz, "%s.gz", plain);
+    gzFile g = gzopen(gz, "wb");
+    gzwrite(g, text, (unsigned)strlen(text));
+    gzclose(g);
+    char zl[64];
+    snprintf(zl, sizeof zl, "%s.z", plain);
+    unsigned char zbuf[256];
+    uLongf zlen = sizeof zbuf;
+    compress(zbuf, &zlen, (const Bytef *)text, strlen(text));
+    FILE *f = fopen(zl, "wb");
+    fwrite(zbuf, 1, zlen, f);
+    fclose(f);
+    const char *paths[3] = {plain, gz, zl};
+    for (int i = 0; i < 3; i++) {
+        sep_stars s;
+        orr_error err;
+        CU_ASSERT_EQUAL_FATAL(sep_stars_load(paths[i], &s, &err), ORR_OK);
+        CU_ASSERT_EQUAL(s.n, 2);
+        CU_ASSERT_DOUBLE_EQUAL(s.b[1], -21.0, 0);
+        sep_stars_free(&s);
+    }
+    /* a corrupt and a truncated gzip file are reported, not read as junk */
+    f = fopen(gz, "r+b");
+    fseek(f, 12, SEEK_SET);
+    fputc(0xff, f);
+    fputc(0x00, f);
+    fclose(f);
+    sep_stars s;
+    orr_error err;
+    CU_ASSERT_NOT_EQUAL(sep_stars_load(gz, &s, &err), ORR_OK);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "compressed data"));
+    if (truncate(zl, (off_t)(zlen / 2)) == 0) {
+        CU_ASSERT_NOT_EQUAL(sep_stars_load(zl, &s, &err), ORR_OK);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "truncated"));
+    }
+    unlink(plain);
+    unlink(gz);
+    unlink(zl);
+}
+
+int main(void)
+{
+    datadir = getenv("ORR_DATA");
+    if (!datadir) {
+        fprintf(stderr, "ORR_DATA must name tests/data/milkyway (make check sets it)\n");
+        return 1;
+    }
+    char path[4096];
+    snprintf(path, sizeof path, "%s/params_head/astronomy_parameters-11-small.txt.gz", datadir);
+    orr_buffer buf;
+    orr_error err;
+    if (orr_read_file(path, 1 << 20, 1, &buf, &err) != ORR_OK) {
+        fprintf(stderr, "%s\n", err.message);
+        return 1;
+    }
+    small11_text = buf.data;
+
+    if (CU_initialize_registry() != CUE_SUCCESS)
+        return 1;
+    CU_pSuite num = CU_add_suite("numerics", NULL, NULL);
+    CU_add_test(num, "stripe (mu, nu) -> galactic (l, b)", test_gc_to_lb_known_points);
+    CU_add_test(num, "Gauss-Legendre exact on polynomials", test_gauss_legendre_polynomials);
+    CU_add_test(num, "Kahan summation and merge", test_kahan_beats_naive);
+    CU_add_test(num, "r-point construction", test_r_points);
+    CU_add_test(num, "density: classic halo and streams", test_density_classic_halo_and_streams);
+    CU_add_test(num, "density: v146 halo + thick disk", test_density_v146_halo_disk_mixture);
+    CU_add_test(num, "density: v146 --newbg power law", test_density_v146_broken_power_law);
+    CU_add_test(num, "stream centre and axis", test_stream_centre_on_stripe);
+    CU_add_test(num, "status table", test_status_table);
+    CU_pSuite bad = CU_add_suite("malformed inputs", NULL, NULL);
+    CU_add_test(bad, "parameter file breakages", test_params_breakages);
+    CU_add_test(bad, "message names file and line", test_params_file_line_in_message);
+    CU_add_test(bad, "empty, binary and missing files", test_params_empty_and_binary);
+    CU_add_test(bad, "search parameter counts", test_search_param_counts);
+    CU_add_test(bad, "star catalogue breakages", test_stars_breakages);
+    CU_add_test(bad, "plain, gzip, zlib, corrupt, truncated", test_compressed_reading);
+
+    CU_basic_set_mode(CU_BRM_VERBOSE);
+    CU_basic_run_tests();
+    unsigned failed = CU_get_number_of_failures() + CU_get_number_of_suites_failed();
+    CU_cleanup_registry();
+    orr_buffer_free(&buf);
+    return failed ? 1 : 0;
+}
