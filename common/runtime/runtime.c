@@ -13,7 +13,9 @@
 #endif
 
 static orr_init_data init_data = {1, "", -1, -1, 0.0, 300.0};
+#if HAVE_BOINC
 static int using_boinc;
+#endif
 static double last_checkpoint;
 static int critical_depth;
 
