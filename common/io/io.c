@@ -213,14 +213,22 @@ static void trim(const char **s, size_t *len)
         (*len)--;
 }
 
-int orr_parse_double(const char *s, size_t len, double *out)
+/* The token without surrounding blanks, NUL-terminated in tmp for strto*. */
+static int copy_token(const char *s, size_t len, char *tmp, size_t size)
 {
-    char tmp[128];
     trim(&s, &len);
-    if (len == 0 || len >= sizeof tmp)
+    if (len == 0 || len >= size)
         return -1;
     memcpy(tmp, s, len);
     tmp[len] = '\0';
+    return 0;
+}
+
+int orr_parse_double(const char *s, size_t len, double *out)
+{
+    char tmp[128];
+    if (copy_token(s, len, tmp, sizeof tmp) != 0)
+        return -1;
     char *endp;
     errno = 0;
     double v = strtod(tmp, &endp);
@@ -236,11 +244,8 @@ int orr_parse_double(const char *s, size_t len, double *out)
 int orr_parse_long(const char *s, size_t len, long *out)
 {
     char tmp[64];
-    trim(&s, &len);
-    if (len == 0 || len >= sizeof tmp)
+    if (copy_token(s, len, tmp, sizeof tmp) != 0)
         return -1;
-    memcpy(tmp, s, len);
-    tmp[len] = '\0';
     char *endp;
     errno = 0;
     long v = strtol(tmp, &endp, 10);
