@@ -12,6 +12,7 @@
 #include <zlib.h>
 
 #include "backend.h"
+#include "checkpoint.h"
 #include "io/io.h"
 #include "separation/separation.h"
 
@@ -451,6 +452,110 @@ static void test_compressed_reading(void)
     unlink(zl);
 }
 
+/* ---------------- checkpoint format ---------------- */
+
+static char ckpt_path[64];
+
+static void write_bytes(const char *path, const unsigned char *b, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    CU_ASSERT_EQUAL(fwrite(b, 1, n, f), n);
+    fclose(f);
+}
+
+static unsigned char *read_bytes(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    unsigned char *b = malloc(1 << 16);
+    *n = fread(b, 1, 1 << 16, f);
+    fclose(f);
+    return b;
+}
+
+static void test_checkpoint_round_trip(void)
+{
+    double payload[37];
+    for (int i = 0; i < 37; i++)
+        payload[i] = i * 1.25 - 3e-17 * i;
+    orr_error err;
+    uint64_t wu = orr_hash64(ORR_HASH64_INIT, "work unit A", 11);
+    snprintf(ckpt_path, sizeof ckpt_path, "/tmp/orrery-ckpt-%d", (int)getpid());
+    CU_ASSERT_EQUAL_FATAL(orr_checkpoint_write(ckpt_path, "separation", wu, payload, sizeof payload, &err), ORR_OK);
+    void *back;
+    size_t n;
+    CU_ASSERT_EQUAL_FATAL(orr_checkpoint_read(ckpt_path, "separation", wu, &back, &n, &err), ORR_OK);
+    CU_ASSERT_EQUAL(n, sizeof payload);
+    CU_ASSERT_EQUAL(memcmp(back, payload, sizeof payload), 0);
+    free(back);
+    /* no temporary file is left behind */
+    char tmp[80];
+    snprintf(tmp, sizeof tmp, "%s.tmp", ckpt_path);
+    CU_ASSERT_NOT_EQUAL(access(tmp, F_OK), 0);
+}
+
+static void expect_refused(const char *kind, uint64_t wu, const char *reason)
+{
+    void *back = NULL;
+    size_t n;
+    orr_error err;
+    orr_error_clear(&err);
+    orr_status s = orr_checkpoint_read(ckpt_path, kind, wu, &back, &n, &err);
+    CU_ASSERT_EQUAL(s, ORR_ERR_CHECKPOINT);
+    CU_ASSERT_PTR_NULL(back);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, reason));
+    if (!strstr(err.message, reason))
+        printf("\n  '%s' lacks '%s'", err.message, reason);
+    free(back);
+}
+
+static void test_checkpoint_corruptions(void)
+{
+    size_t n;
+    uint64_t wu = orr_hash64(ORR_HASH64_INIT, "work unit A", 11);
+    unsigned char *good = read_bytes(ckpt_path, &n);
+    unsigned char bad[1 << 16];
+
+    expect_refused("separation", wu ^ 1, "another work unit");
+    expect_refused("spectral", wu, "not 'spectral'");
+    /* truncated at every length short of complete */
+    for (size_t cut = 0; cut < n; cut += 7) {
+        write_bytes(ckpt_path, good, cut);
+        void *back;
+        size_t m;
+        orr_error err;
+        CU_ASSERT_EQUAL(orr_checkpoint_read(ckpt_path, "separation", wu, &back, &m, &err), ORR_ERR_CHECKPOINT);
+    }
+    /* any flipped payload byte, extra bytes, bad magic, newer format, other app version */
+    memcpy(bad, good, n);
+    bad[n - 20] ^= 0x10;
+    write_bytes(ckpt_path, bad, n);
+    expect_refused("separation", wu, "checksum");
+    memcpy(bad, good, n);
+    bad[n] = 0;
+    write_bytes(ckpt_path, bad, n + 1);
+    expect_refused("separation", wu, "size does not match");
+    memcpy(bad, good, n);
+    bad[0] = 'X';
+    write_bytes(ckpt_path, bad, n);
+    expect_refused("separation", wu, "not an Orrery checkpoint");
+    memcpy(bad, good, n);
+    bad[8] = 9;
+    write_bytes(ckpt_path, bad, n);
+    expect_refused("separation", wu, "format 9");
+    memcpy(bad, good, n);
+    memcpy(bad + 12, "0.0.1\0", 6);
+    write_bytes(ckpt_path, bad, n);
+    expect_refused("separation", wu, "app version 0.0.1");
+    /* a missing file is the ordinary first start, not an error to report */
+    remove(ckpt_path);
+    void *back;
+    size_t m;
+    orr_error err;
+    CU_ASSERT_EQUAL(orr_checkpoint_read(ckpt_path, "separation", wu, &back, &m, &err), ORR_ERR_OPEN);
+    free(good);
+}
+
 int main(void)
 {
     datadir = getenv("ORR_DATA");
@@ -487,6 +592,10 @@ int main(void)
     CU_add_test(bad, "search parameter counts", test_search_param_counts);
     CU_add_test(bad, "star catalogue breakages", test_stars_breakages);
     CU_add_test(bad, "plain, gzip, zlib, corrupt, truncated", test_compressed_reading);
+
+    CU_pSuite ck = CU_add_suite("checkpoint format", NULL, NULL);
+    CU_add_test(ck, "round trip, atomic write", test_checkpoint_round_trip);
+    CU_add_test(ck, "corrupt, truncated, foreign, old files refused", test_checkpoint_corruptions);
 
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();

@@ -1,0 +1,181 @@
+/* Checkpoint file format (all integers little-endian):
+ *   "ORRERYCK"   8 bytes magic
+ *   u32          format version
+ *   char[16]     app version (PACKAGE_VERSION, NUL-padded)
+ *   char[16]     kind ("separation" ...)
+ *   u64          work-unit identity hash
+ *   u64          payload size
+ *   payload
+ *   u32          CRC-32 (zlib) of everything above
+ * Results must be byte-identical across a resume, so a checkpoint from any
+ * other app version is refused rather than trusted. */
+#include "checkpoint.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "config.h"
+
+#define MAGIC "ORRERYCK"
+#define NAME_LEN 16
+#define HEADER_LEN (8 + 4 + NAME_LEN + NAME_LEN + 8 + 8)
+#define MAX_PAYLOAD ((uint64_t)1 << 30)
+
+uint64_t orr_hash64(uint64_t h, const void *data, size_t n)
+{
+    const unsigned char *p = data;
+    for (size_t i = 0; i < n; i++) {
+        h ^= p[i];
+        h *= 0x100000001b3ULL;
+    }
+    return h;
+}
+
+static void put_u32(unsigned char *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static void put_u64(unsigned char *p, uint64_t v)
+{
+    for (int i = 0; i < 8; i++)
+        p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static uint32_t get_u32(const unsigned char *p)
+{
+    uint32_t v = 0;
+    for (int i = 3; i >= 0; i--)
+        v = (v << 8) | p[i];
+    return v;
+}
+
+static uint64_t get_u64(const unsigned char *p)
+{
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--)
+        v = (v << 8) | p[i];
+    return v;
+}
+
+static void put_name(unsigned char *p, const char *s)
+{
+    memset(p, 0, NAME_LEN);
+    strncpy((char *)p, s, NAME_LEN - 1);
+}
+
+static void build_header(unsigned char *h, const char *kind, uint64_t workunit, uint64_t size)
+{
+    memcpy(h, MAGIC, 8);
+    put_u32(h + 8, ORR_CHECKPOINT_FORMAT);
+    put_name(h + 12, PACKAGE_VERSION);
+    put_name(h + 12 + NAME_LEN, kind);
+    put_u64(h + 12 + 2 * NAME_LEN, workunit);
+    put_u64(h + 20 + 2 * NAME_LEN, size);
+}
+
+orr_status orr_checkpoint_write(const char *path, const char *kind, uint64_t workunit,
+                                const void *payload, size_t size, orr_error *err)
+{
+    char tmp[4200];
+    unsigned char header[HEADER_LEN], trailer[4];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    build_header(header, kind, workunit, size);
+    uLong crc = crc32(0L, Z_NULL, 0);
+    crc = crc32(crc, header, HEADER_LEN);
+    crc = crc32(crc, payload, (uInt)size);
+    put_u32(trailer, (uint32_t)crc);
+
+    FILE *f = fopen(tmp, "wb");
+    if (!f)
+        return orr_fail(err, ORR_ERR_WRITE, "%s: cannot create checkpoint: %s", tmp, strerror(errno));
+    int ok = fwrite(header, 1, HEADER_LEN, f) == HEADER_LEN && fwrite(payload, 1, size, f) == size &&
+             fwrite(trailer, 1, 4, f) == 4 && fflush(f) == 0 && fsync(fileno(f)) == 0;
+    int e = errno;
+    if (fclose(f) != 0 && ok) {
+        ok = 0;
+        e = errno;
+    }
+    if (!ok || rename(tmp, path) != 0) {
+        if (ok)
+            e = errno;
+        remove(tmp);
+        return orr_fail(err, ORR_ERR_WRITE, "%s: cannot write checkpoint: %s", path, strerror(e));
+    }
+    return ORR_OK;
+}
+
+orr_status orr_checkpoint_read(const char *path, const char *kind, uint64_t workunit,
+                               void **payload, size_t *size, orr_error *err)
+{
+    *payload = NULL;
+    *size = 0;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return orr_fail(err, ORR_ERR_OPEN, "%s: no checkpoint", path);
+    unsigned char h[HEADER_LEN], expect[HEADER_LEN];
+    orr_status s = ORR_OK;
+    unsigned char *buf = NULL;
+    if (fread(h, 1, HEADER_LEN, f) != HEADER_LEN) {
+        s = orr_fail(err, ORR_ERR_CHECKPOINT, "%s: truncated checkpoint header", path);
+        goto done;
+    }
+    if (memcmp(h, MAGIC, 8) != 0) {
+        s = orr_fail(err, ORR_ERR_CHECKPOINT, "%s: not an Orrery checkpoint", path);
+        goto done;
+    }
+    if (get_u32(h + 8) != ORR_CHECKPOINT_FORMAT) {
+        s = orr_fail(err, ORR_ERR_CHECKPOINT, "%s: checkpoint format %u, this app reads %d", path,
+                     (unsigned)get_u32(h + 8), ORR_CHECKPOINT_FORMAT);
+        goto done;
+    }
+    uint64_t n = get_u64(h + 20 + 2 * NAME_LEN);
+    build_header(expect, kind, workunit, n);
+    if (memcmp(h + 12, expect + 12, NAME_LEN) != 0) {
+        s = orr_fail(err, ORR_ERR_CHECKPOINT, "%s: written by app version %.15s, this is %s", path,
+                     (const char *)h + 12, PACKAGE_VERSION);
+        goto done;
+    }
+    if (memcmp(h + 12 + NAME_LEN, expect + 12 + NAME_LEN, NAME_LEN) != 0) {
+        s = orr_fail(err, ORR_ERR_CHECKPOINT, "%s: a '%.15s' checkpoint, not '%s'", path,
+                     (const char *)h + 12 + NAME_LEN, kind);
+        goto done;
+    }
+    if (get_u64(h + 12 + 2 * NAME_LEN) != workunit) {
+        s = orr_fail(err, ORR_ERR_CHECKPOINT, "%s: belongs to another work unit", path);
+        goto done;
+    }
+    if (n > MAX_PAYLOAD) {
+        s = orr_fail(err, ORR_ERR_CHECKPOINT, "%s: implausible payload size %llu", path,
+                     (unsigned long long)n);
+        goto done;
+    }
+    buf = malloc((size_t)n + 4 + 1);
+    if (!buf) {
+        s = orr_fail(err, ORR_ERR_NOMEM, "%s: out of memory reading checkpoint", path);
+        goto done;
+    }
+    if (fread(buf, 1, (size_t)n + 4, f) != (size_t)n + 4 || fgetc(f) != EOF) {
+        s = orr_fail(err, ORR_ERR_CHECKPOINT, "%s: checkpoint size does not match its header", path);
+        goto done;
+    }
+    uLong crc = crc32(0L, Z_NULL, 0);
+    crc = crc32(crc, h, HEADER_LEN);
+    crc = crc32(crc, buf, (uInt)n);
+    if ((uint32_t)crc != get_u32(buf + n)) {
+        s = orr_fail(err, ORR_ERR_CHECKPOINT, "%s: checksum mismatch (corrupt checkpoint)", path);
+        goto done;
+    }
+    *payload = buf;
+    *size = (size_t)n;
+    buf = NULL;
+done:
+    free(buf);
+    fclose(f);
+    return s;
+}

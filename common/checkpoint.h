@@ -1,0 +1,31 @@
+/* Checkpoint files: versioned, CRC-checked, written atomically (temporary
+ * file, fsync, rename). The payload is the kind's business; this module only
+ * guarantees that what comes back is exactly what was written, by this app
+ * version, for this work unit. A corrupt, truncated, foreign or old-format
+ * file is refused with a one-line reason so the caller starts from zero. */
+#ifndef ORRERY_CHECKPOINT_H
+#define ORRERY_CHECKPOINT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "orrery.h"
+
+#define ORR_CHECKPOINT_FORMAT 1
+
+/* Identity of a work unit: a hash over its input files' bytes, parameters
+ * and options (orr_hash64 chains), so another work unit's checkpoint in the
+ * same slot is never resumed. */
+uint64_t orr_hash64(uint64_t h, const void *data, size_t n);
+#define ORR_HASH64_INIT 0xcbf29ce484222325ULL
+
+orr_status orr_checkpoint_write(const char *path, const char *kind, uint64_t workunit,
+                                const void *payload, size_t size, orr_error *err);
+
+/* ORR_OK: *payload (malloc'd, caller frees) holds *size bytes.
+ * ORR_ERR_OPEN: there is no checkpoint (the normal first start).
+ * ORR_ERR_CHECKPOINT: the file exists but cannot be used; err says why. */
+orr_status orr_checkpoint_read(const char *path, const char *kind, uint64_t workunit,
+                               void **payload, size_t *size, orr_error *err);
+
+#endif
