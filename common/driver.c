@@ -202,8 +202,11 @@ static int finish_with(orr_status s, const orr_error *err)
         return orr_runtime_finish(0);
     const char *what = err->message[0] ? err->message : orr_status_message(s);
     if (s == ORR_QUIT) {
+        /* Not boinc_finish: that would report success without results.
+         * A plain exit makes the client restart the task later. */
         orr_log("quit requested by the client; the checkpoint holds the work done");
-        return orr_runtime_finish(0);
+        fflush(stderr);
+        return 0;
     }
     orr_log("error: %s", what);
     if (orr_status_is_transient(s))
