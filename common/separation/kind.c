@@ -86,6 +86,19 @@ static orr_status close_output(FILE **f, const char *tmp, const char *path, orr_
     return ORR_OK;
 }
 
+/* Bundle member m's parameters and model constants, from the file and the
+ * search values. */
+static orr_status prepare_member(const sep_job *job, int m, sep_params *member,
+                                 sep_model_consts *mc, orr_error *err)
+{
+    const sep_run_options *opt = job->opt;
+    orr_status s = sep_params_apply_search(&job->file, job->model, opt->search, opt->n_search, m,
+                                           member, err);
+    if (s == ORR_OK)
+        s = sep_model_consts_init(member, &opt->model, job->model, mc, err);
+    return s;
+}
+
 static orr_status load_inputs(sep_job *job, orr_error *err)
 {
     const sep_run_options *opt = job->opt;
@@ -109,10 +122,7 @@ static orr_status load_inputs(sep_job *job, orr_error *err)
     for (int m = 0; m < job->members; m++) {
         sep_params member;
         sep_model_consts mc;
-        s = sep_params_apply_search(&job->file, job->model, opt->search, opt->n_search, m, &member,
-                                    err);
-        if (s == ORR_OK)
-            s = sep_model_consts_init(&member, &opt->model, job->model, &mc, err);
+        s = prepare_member(job, m, &member, &mc, err);
         if (s != ORR_OK) {
             if (job->members > 1) {
                 char inner[sizeof err->message];
@@ -255,10 +265,7 @@ orr_status sep_run(const sep_run_options *opt, orr_backend *be, orr_error *err)
         sep_model_consts mc;
         sep_result res;
         memset(&res, 0, sizeof res);
-        s = sep_params_apply_search(&job.file, job.model, opt->search, opt->n_search, st.member,
-                                    &member, err);
-        if (s == ORR_OK)
-            s = sep_model_consts_init(&member, &opt->model, job.model, &mc, err);
+        s = prepare_member(&job, st.member, &member, &mc, err);
         if (s == ORR_OK)
             s = integrate_member(&job, &st, &mc, err);
         if (s == ORR_OK)

@@ -13,18 +13,14 @@ orr_status sep_finish_integrals(const sep_model_consts *mc, const sep_setup *s,
                                 const sep_area_sums *areas, sep_result *res, orr_error *err)
 {
     res->n_streams = mc->n_streams;
-    for (int a = 0; a < s->n_areas; a++) {
-        double sign = a == 0 ? 1.0 : -1.0;
-        if (a == 0) {
-            res->background_integral = areas[a].bg.sum;
-            for (int j = 0; j < mc->n_streams; j++)
-                res->stream_integral[j] = mc->stream_negligible[j] ? 0.0 : areas[a].st[j].sum;
-        } else {
-            res->background_integral += sign * areas[a].bg.sum;
-            for (int j = 0; j < mc->n_streams; j++)
-                if (!mc->stream_negligible[j])
-                    res->stream_integral[j] += sign * areas[a].st[j].sum;
-        }
+    res->background_integral = areas[0].bg.sum;
+    for (int j = 0; j < mc->n_streams; j++)
+        res->stream_integral[j] = mc->stream_negligible[j] ? 0.0 : areas[0].st[j].sum;
+    for (int a = 1; a < s->n_areas; a++) {   /* cuts are excluded regions */
+        res->background_integral -= areas[a].bg.sum;
+        for (int j = 0; j < mc->n_streams; j++)
+            if (!mc->stream_negligible[j])
+                res->stream_integral[j] -= areas[a].st[j].sum;
     }
     if (!isfinite(res->background_integral))
         return orr_fail(err, ORR_ERR_NUMERIC, "the background integral is not finite (%g)",
