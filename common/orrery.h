@@ -16,6 +16,11 @@ void orr_log(const char *fmt, ...)
 #endif
     ;
 
+/* A one-line status (progress) redrawn in place at the bottom of a terminal;
+ * NULL erases it. Only for a person watching: callers decide whether stderr
+ * is a terminal. orr_log erases it before writing. */
+void orr_log_status_line(const char *text);
+
 /* Kahan compensated sum. The update and the merge follow the separation
  * spec (section 5) exactly: results, checkpoints and every backend depend on
  * this one definition. */

@@ -3,10 +3,19 @@
 
 #include <cstdio>
 #include <cstring>
+#include <string>
 
+// Debian installs the headers under boinc/; a BOINC source tree
+// (--with-boinc=DIR) has them in api/ and lib/, which are on the path.
+#if ORR_BOINC_SOURCE_TREE
+#include "boinc_api.h"
+#include "diagnostics.h"
+#include "filesys.h"
+#else
 #include <boinc/boinc_api.h>
 #include <boinc/diagnostics.h>
 #include <boinc/filesys.h>
+#endif
 
 int orr_boinc_init(int gpu_app, int standalone)
 {
@@ -37,6 +46,10 @@ void orr_boinc_get_init_data(orr_init_data *out)
     out->gpu_opencl_dev_index = aid.gpu_opencl_dev_index;
     out->ncpus = aid.ncpus;
     out->checkpoint_period = aid.checkpoint_period;
+    // The runtime keeps the string for the life of the process.
+    static std::string prefs;
+    prefs = aid.project_preferences ? aid.project_preferences : "";
+    out->project_preferences = prefs.c_str();
 }
 
 int orr_boinc_is_standalone(void) { return boinc_is_standalone(); }

@@ -12,12 +12,20 @@
 #include "boinc_shim.h"
 #endif
 
-static orr_init_data init_data = {1, "", -1, -1, 0.0, 300.0};
+static orr_init_data init_data = {1, "", -1, -1, 0.0, 300.0, ""};
 #if HAVE_BOINC
 static int using_boinc;
 #endif
 static double last_checkpoint;
 static int critical_depth;
+
+/* Progress: what was last reported, and the terminal line's state. */
+static double progress_fraction;
+static int progress_line_wanted = 1;
+static int progress_line_on;       /* decided at init: standalone, terminal */
+static double progress_start, progress_drawn;
+
+#define PROGRESS_REDRAW_S 0.5
 
 static double now_seconds(void)
 {
@@ -29,6 +37,7 @@ static double now_seconds(void)
 orr_status orr_runtime_init(int gpu_app, orr_error *err)
 {
     last_checkpoint = now_seconds();
+    progress_start = last_checkpoint;
 #if HAVE_BOINC
     /* The client creates the shared-memory file in the slot directory; its
      * absence means nobody is attached and we run standalone. */
@@ -45,6 +54,7 @@ orr_status orr_runtime_init(int gpu_app, orr_error *err)
     (void)gpu_app;
     (void)err;
 #endif
+    progress_line_on = progress_line_wanted && init_data.standalone && isatty(STDERR_FILENO);
     return ORR_OK;
 }
 
@@ -62,16 +72,51 @@ void orr_runtime_resolve(const char *logical, char *physical, size_t size)
     snprintf(physical, size, "%s", logical);
 }
 
+void orr_runtime_show_progress(int on) { progress_line_wanted = on; }
+
+static void format_duration(char *out, size_t size, double s)
+{
+    long t = (long)(s + 0.5);
+    if (t >= 3600)
+        snprintf(out, size, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
+    else
+        snprintf(out, size, "%ld:%02ld", t / 60, t % 60);
+}
+
+static void draw_progress_line(double now)
+{
+    char line[128], elapsed[32], left[32] = "?";
+    double spent = now - progress_start;
+    /* Too early an estimate jumps about; wait for a little evidence. */
+    if (progress_fraction > 0.002 && spent > 2)
+        format_duration(left, sizeof left, spent * (1 - progress_fraction) / progress_fraction);
+    format_duration(elapsed, sizeof elapsed, spent);
+    snprintf(line, sizeof line, "%5.1f%%  elapsed %s  left %s", 100 * progress_fraction, elapsed,
+             left);
+    orr_log_status_line(line);
+    progress_drawn = now;
+}
+
 void orr_runtime_progress(double fraction)
 {
-    if (fraction < 0)
-        fraction = 0;
-    if (fraction > 1)
-        fraction = 1;
+    if (!(fraction >= progress_fraction))   /* also drops NaN */
+        return;
+    progress_fraction = fraction > 1 ? 1 : fraction;
 #if HAVE_BOINC
     if (using_boinc)
-        orr_boinc_fraction_done(fraction);
+        orr_boinc_fraction_done(progress_fraction);
 #endif
+    if (progress_line_on) {
+        double now = now_seconds();
+        if (now - progress_drawn >= PROGRESS_REDRAW_S)
+            draw_progress_line(now);
+    }
+}
+
+void orr_runtime_progress_end(void)
+{
+    if (progress_line_on)
+        orr_log_status_line(NULL);
 }
 
 int orr_runtime_time_to_checkpoint(void)
@@ -86,6 +131,7 @@ int orr_runtime_time_to_checkpoint(void)
 void orr_runtime_checkpoint_done(void)
 {
     last_checkpoint = now_seconds();
+    progress_start = last_checkpoint;
 #if HAVE_BOINC
     if (using_boinc)
         orr_boinc_checkpoint_completed();

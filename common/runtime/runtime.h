@@ -17,6 +17,7 @@ typedef struct {
     int gpu_opencl_dev_index;  /* -1: none assigned */
     double ncpus;              /* 0: not given */
     double checkpoint_period;  /* seconds; BOINC's default 300 */
+    const char *project_preferences;  /* the project's XML preferences, or "" */
 } orr_init_data;
 
 /* gpu_app: raise the thread priority as BOINC recommends for GPU apps. */
@@ -27,7 +28,15 @@ const orr_init_data *orr_runtime_init_data(void);
 /* Logical (open) name -> physical path; unchanged when standalone. */
 void orr_runtime_resolve(const char *logical, char *physical, size_t size);
 
+/* Fraction of the whole task done, 0..1. Kept monotone (a smaller value is
+ * ignored) and forwarded to the client; standalone on a terminal it also
+ * redraws a progress line on stderr (elapsed, percent, time left) unless
+ * orr_runtime_show_progress(0) turned that off. */
 void orr_runtime_progress(double fraction);
+void orr_runtime_show_progress(int on);
+/* Erase the terminal progress line before printing results. */
+void orr_runtime_progress_end(void);
+
 int orr_runtime_time_to_checkpoint(void);
 void orr_runtime_checkpoint_done(void);
 void orr_runtime_begin_critical(void);
