@@ -3,7 +3,6 @@
 
 int main(int argc, char **argv)
 {
-    static const orr_app_info app = {"orrery_cpu", 0};
-    orr_backend backend = sep_reference_backend;
-    return orr_main(argc, argv, &app, &backend);
+    static const orr_app_info app = {"orrery_cpu", 0, orr_open_reference_backend};
+    return orr_main(argc, argv, &app);
 }

@@ -13,6 +13,7 @@ typedef struct orr_backend orr_backend;
 struct orr_backend {
     const char *name;         /* "CPU", "CUDA", "OpenCL": goes into the report */
     void *ctx;                /* backend state (device handles ...) */
+    void (*close)(orr_backend *be);   /* release ctx; NULL when nothing to do */
 
     /* Separation integral over the (nu_step, mu) columns mu_begin..mu_end-1
      * of one area, every r step, continuing the Kahan sums in the fixed
@@ -28,7 +29,22 @@ struct orr_backend {
                                  double *st_prob, orr_error *err);
 };
 
+/* The device the command line asked for (-1: not given). An app's open
+ * function weighs it against what BOINC assigned (orr_runtime_init_data). */
+typedef struct {
+    int device;
+    int platform;
+} orr_device_request;
+
+/* Makes an app's backend ready: picks and opens its device. A missing or
+ * busy device is ORR_ERR_DEVICE, which the driver turns into BOINC's
+ * temporary exit. */
+typedef orr_status (*orr_backend_open)(const orr_device_request *req, orr_backend *be,
+                                       orr_error *err);
+
 /* The plain scalar C reference; always present. */
 extern const orr_backend sep_reference_backend;
+orr_status orr_open_reference_backend(const orr_device_request *req, orr_backend *be,
+                                      orr_error *err);
 
 #endif

@@ -17,7 +17,7 @@
 enum opt_id {
     OPT_PARAMS, OPT_STARS, OPT_MEMBERSHIP, OPT_IGNORE_CKPT, OPT_CLEANUP_CKPT, OPT_RESULTS,
     OPT_MODFIT, OPT_NEWBG, OPT_MODEL, OPT_DEVICE, OPT_PLATFORM, OPT_NP, OPT_P, OPT_HELP,
-    OPT_VERSION
+    OPT_VERSION, OPT_NO_PROGRESS
 };
 
 typedef struct {
@@ -38,6 +38,8 @@ static const opt_spec options[] = {
      "write each star's background/stream membership probabilities to FILE"},
     {"-i", "--ignore-checkpoint", NULL, NULL, OPT_IGNORE_CKPT, "start from zero, ignoring any checkpoint"},
     {"-c", "--cleanup-checkpoint", NULL, NULL, OPT_CLEANUP_CKPT, "remove the checkpoint file on success"},
+    {NULL, "--no-progress", NULL, NULL, OPT_NO_PROGRESS,
+     "no progress line on the terminal (it is shown only when run by hand)"},
     {"-t", "--results-file", NULL, NULL, OPT_RESULTS, "also write the result tags to results.txt"},
     {"-f", "--modfit", NULL, NULL, OPT_MODFIT, "v146: asymmetric magnitude Gaussian (Newby 2011)"},
     {"-y", "--newbg", NULL, NULL, OPT_NEWBG, "v146: broken power-law background"},
@@ -119,7 +121,8 @@ typedef struct {
     sep_run_options sep;
     double *search;
     int help, version;
-    int device, platform;
+    int no_progress;
+    orr_device_request device;
 } cli;
 
 static orr_status parse_cli(int argc, char **argv, cli *c, orr_error *err)
@@ -131,8 +134,8 @@ static orr_status parse_cli(int argc, char **argv, cli *c, orr_error *err)
     c->sep.params_file = "astronomy_parameters.txt";
     c->sep.stars_file = "stars.txt";
     c->sep.np = -1;
-    c->device = -1;
-    c->platform = -1;
+    c->device.device = -1;
+    c->device.platform = -1;
     c->search = malloc((size_t)(argc + 1) * sizeof(double));
     if (!c->search)
         return orr_fail(err, ORR_ERR_NOMEM, "out of memory");
@@ -179,8 +182,9 @@ static orr_status parse_cli(int argc, char **argv, cli *c, orr_error *err)
             else
                 s = orr_fail(err, ORR_ERR_USAGE, "--model: expected 'classic' or 'v146', found '%s'", value);
             break;
-        case OPT_DEVICE: s = parse_int_arg(arg, value, 0, 1023, &c->device, err); break;
-        case OPT_PLATFORM: s = parse_int_arg(arg, value, 0, 1023, &c->platform, err); break;
+        case OPT_DEVICE: s = parse_int_arg(arg, value, 0, 1023, &c->device.device, err); break;
+        case OPT_PLATFORM: s = parse_int_arg(arg, value, 0, 1023, &c->device.platform, err); break;
+        case OPT_NO_PROGRESS: c->no_progress = 1; break;
         case OPT_NP: s = parse_int_arg(arg, value, 0, SEP_MAX_SEARCH_PARAMS, &c->sep.np, err); break;
         case OPT_P: after_p = 1; break;
         case OPT_HELP: c->help = 1; break;
@@ -214,7 +218,7 @@ static int finish_with(orr_status s, const orr_error *err)
     return orr_runtime_finish(orr_status_exit_code(s));
 }
 
-int orr_main(int argc, char **argv, const orr_app_info *app, orr_backend *backend)
+int orr_main(int argc, char **argv, const orr_app_info *app)
 {
     cli c;
     orr_error err;
@@ -225,7 +229,7 @@ int orr_main(int argc, char **argv, const orr_app_info *app, orr_backend *backen
         if (c.help)
             print_usage(stdout, app->program);
         else
-            printf("%s (Orrery) %s, %s backend\n", app->program, PACKAGE_VERSION, backend->name);
+            printf("%s (Orrery) %s\n", app->program, PACKAGE_VERSION);
         free(c.search);
         return 0;
     }
@@ -236,11 +240,18 @@ int orr_main(int argc, char **argv, const orr_app_info *app, orr_backend *backen
         return orr_status_exit_code(s);
     }
 
+    orr_runtime_show_progress(!c.no_progress);
     s = orr_runtime_init(app->gpu_app, &err);
+    orr_backend backend;
+    memset(&backend, 0, sizeof backend);
+    if (s == ORR_OK)
+        s = app->open_backend(&c.device, &backend, &err);
     if (s == ORR_OK) {
         c.sep.app_name = "orrery_separation";
         c.sep.platform = ORR_PLATFORM;
-        s = sep_run(&c.sep, backend, &err);
+        s = sep_run(&c.sep, &backend, &err);
+        if (backend.close)
+            backend.close(&backend);
     }
     free(c.search);
     return finish_with(s, &err);

@@ -10,8 +10,9 @@
 typedef struct {
     const char *program;      /* "orrery_cpu" */
     int gpu_app;              /* asks BOINC for GPU-app treatment */
+    orr_backend_open open_backend;
 } orr_app_info;
 
-int orr_main(int argc, char **argv, const orr_app_info *app, orr_backend *backend);
+int orr_main(int argc, char **argv, const orr_app_info *app);
 
 #endif
