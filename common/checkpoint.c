@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -79,6 +80,22 @@ static void build_header(unsigned char *h, const char *kind, uint64_t workunit, 
     put_u64(h + 20 + 2 * NAME_LEN, size);
 }
 
+/* The kill test (tests/kill_test.sh) must land kill -9 inside a write. With
+ * ORRERY_TEST_CHECKPOINT_PAUSE_MS set, a write stops that long with the
+ * temporary file half written. Sleeps are restarted because BOINC's timer
+ * signal interrupts them. */
+static void test_pause(FILE *f)
+{
+    const char *v = getenv("ORRERY_TEST_CHECKPOINT_PAUSE_MS");
+    long ms = v ? strtol(v, NULL, 10) : 0;
+    if (ms <= 0)
+        return;
+    fflush(f);
+    struct timespec left = {ms / 1000, (ms % 1000) * 1000000L};
+    while (nanosleep(&left, &left) != 0 && errno == EINTR)
+        ;
+}
+
 orr_status orr_checkpoint_write(const char *path, const char *kind, uint64_t workunit,
                                 const void *payload, size_t size, orr_error *err)
 {
@@ -94,8 +111,12 @@ orr_status orr_checkpoint_write(const char *path, const char *kind, uint64_t wor
     FILE *f = fopen(tmp, "wb");
     if (!f)
         return orr_fail(err, ORR_ERR_WRITE, "%s: cannot create checkpoint: %s", tmp, strerror(errno));
-    int ok = fwrite(header, 1, HEADER_LEN, f) == HEADER_LEN && fwrite(payload, 1, size, f) == size &&
-             fwrite(trailer, 1, 4, f) == 4 && fflush(f) == 0 && fsync(fileno(f)) == 0;
+    size_t half = size / 2;
+    int ok = fwrite(header, 1, HEADER_LEN, f) == HEADER_LEN && fwrite(payload, 1, half, f) == half;
+    if (ok)
+        test_pause(f);
+    ok = ok && fwrite((const char *)payload + half, 1, size - half, f) == size - half &&
+         fwrite(trailer, 1, 4, f) == 4 && fflush(f) == 0 && fsync(fileno(f)) == 0;
     int e = errno;
     if (fclose(f) != 0 && ok) {
         ok = 0;

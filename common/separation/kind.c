@@ -1,7 +1,15 @@
-/* The separation kind end to end: read the inputs, then for each bundle
- * member integrate every area through the backend, compute the likelihood
- * and print the tags. The loop state (member, area, position, Kahan sums)
- * lives in one struct so checkpoints can save and restore it whole. */
+/* The separation kind end to end: read the inputs; integrate every bundle
+ * member's areas through the backend (the long part, checkpointed); then
+ * compute all likelihoods (short, not checkpointed), write the output files
+ * and print the tags once, at the end.
+ *
+ * Everything a resumed run needs lives in one plain struct, sep_run_state,
+ * saved whole: the member and area being integrated, the position in the
+ * grid and the Kahan sums, the finished members' integrals, and whether the
+ * tags were printed. The integral is summed column by column in a fixed
+ * order, so continuing from saved sums gives the very same bits, and a
+ * resumed run prints exactly the bytes of an uninterrupted one. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,15 +18,25 @@
 #include "config.h"
 
 #include "../backend.h"
+#include "../checkpoint.h"
+#include "../io/io.h"
 #include "../runtime/runtime.h"
 #include "separation.h"
 
 #define RESULTS_FILE "results.txt"
+#define CHECKPOINT_FILE "separation_checkpoint"
+#define CHECKPOINT_KIND "separation"
 
+/* The checkpoint payload. It is only ever read back by the same app version
+ * (the checkpoint header says so), so the struct is saved as it lies in
+ * memory; it is zeroed before use so padding is deterministic too. */
 typedef struct {
-    int member;
-    int area;
-    sep_area_sums sums[SEP_MAX_AREAS];
+    int32_t member;    /* being integrated; == members once all are done */
+    int32_t area;      /* being integrated, within member */
+    int32_t printed;   /* the tags are in stderr and the output files exist */
+    int32_t members;
+    sep_area_sums sums[SEP_MAX_AREAS];   /* member's areas so far */
+    sep_result done[SEP_MAX_BUNDLE];     /* integrals of members < member */
 } sep_run_state;
 
 typedef struct {
@@ -37,6 +55,8 @@ typedef struct {
     FILE *results;            /* -t copy of the tags */
     char results_tmp[4200];
     char results_path[4096];
+    uint64_t identity;        /* work unit identity for the checkpoint */
+    char checkpoint_path[4096];
 } sep_job;
 
 static double seconds_now(void)
@@ -99,10 +119,44 @@ static orr_status prepare_member(const sep_job *job, int m, sep_params *member,
     return s;
 }
 
+/* Chains a file's (decompressed) bytes into the work-unit identity. */
+static orr_status hash_file(const char *path, uint64_t *h, orr_error *err)
+{
+    orr_buffer buf;
+    orr_status s = orr_read_file(path, (size_t)1 << 32, 0, &buf, err);
+    if (s != ORR_OK)
+        return s;
+    *h = orr_hash64(*h, &buf.size, sizeof buf.size);
+    *h = orr_hash64(*h, buf.data, buf.size);
+    orr_buffer_free(&buf);
+    return ORR_OK;
+}
+
+/* What makes this work unit this one: both input files, the search values,
+ * the model options and the backend (whose summation order the sums carry). */
+static orr_status work_unit_identity(sep_job *job, const char *params_path,
+                                     const char *stars_path, orr_error *err)
+{
+    const sep_run_options *opt = job->opt;
+    uint64_t h = ORR_HASH64_INIT;
+    orr_status s = hash_file(params_path, &h, err);
+    if (s == ORR_OK)
+        s = hash_file(stars_path, &h, err);
+    if (s != ORR_OK)
+        return s;
+    int32_t ints[5] = {opt->n_search, (int32_t)job->model, opt->model.modfit, opt->model.newbg,
+                       job->members};
+    h = orr_hash64(h, ints, sizeof ints);
+    h = orr_hash64(h, opt->search, (size_t)opt->n_search * sizeof *opt->search);
+    h = orr_hash64(h, job->be->name, strlen(job->be->name));
+    job->identity = h;
+    return ORR_OK;
+}
+
 static orr_status load_inputs(sep_job *job, orr_error *err)
 {
     const sep_run_options *opt = job->opt;
-    char path[4096];
+    char path[4096], stars_path[4096];
 
     orr_runtime_resolve(opt->params_file, path, sizeof path);
     orr_status s = sep_params_load(path, &job->file, err);
@@ -138,8 +192,10 @@ static orr_status load_inputs(sep_job *job, orr_error *err)
         }
     }
 
-    orr_runtime_resolve(opt->stars_file, path, sizeof path);
-    s = sep_stars_load(path, &job->stars, err);
+    orr_runtime_resolve(opt->stars_file, stars_path, sizeof stars_path);
+    s = sep_stars_load(stars_path, &job->stars, err);
+    if (s == ORR_OK)
+        s = work_unit_identity(job, path, stars_path, err);
     if (s != ORR_OK)
         return s;
 
@@ -151,37 +207,118 @@ static orr_status load_inputs(sep_job *job, orr_error *err)
     return ORR_OK;
 }
 
-static void report_progress(const sep_job *job, int member, double done_in_member)
+/* Progress counts every cell of every member, then every star of every
+ * member (the likelihood phase): monotone across members and phases. */
+static void report_progress(const sep_job *job, double cells_done, double stars_done)
 {
-    double total = job->work_per_member * job->members;
-    orr_runtime_progress((member * job->work_per_member + done_in_member) / total);
+    double cells = (double)job->setup.total_cells * job->members;
+    double stars = (double)job->stars.n * job->members;
+    orr_runtime_progress((cells_done + stars_done) / (cells + stars));
 }
 
+static void save_checkpoint(const sep_job *job, const sep_run_state *st)
+{
+    orr_error err;
+    if (orr_checkpoint_write(job->checkpoint_path, CHECKPOINT_KIND, job->identity, st, sizeof *st,
+                             &err) != ORR_OK)
+        /* Keep computing: losing a checkpoint costs time, not results. */
+        orr_log("warning: %s", err.message);
+}
+
+/* A checkpoint that passed its CRC and identity checks is this work unit's;
+ * checking the positions anyway keeps a logic error from indexing out of
+ * range. */
+static int state_fits(const sep_job *job, const sep_run_state *st)
+{
+    if (st->members != job->members || st->member < 0 || st->member > job->members ||
+        st->area < 0 || st->area >= job->setup.n_areas)
+        return 0;
+    const sep_area_tables *t = &job->setup.areas[st->area];
+    const sep_area_sums *sum = &st->sums[st->area];
+    return sum->nu_step >= 0 && sum->nu_step <= t->nu_steps && sum->mu_step >= 0 &&
+           sum->mu_step <= t->mu_steps;
+}
+
+/* Resume from the checkpoint if there is a usable one for this work unit;
+ * anything else starts from zero with one line saying why. */
+static void load_checkpoint(const sep_job *job, sep_run_state *st)
+{
+    void *payload;
+    size_t size;
+    orr_error err;
+    memset(st, 0, sizeof *st);
+    st->members = job->members;
+    if (job->opt->ignore_checkpoint)
+        return;
+    orr_status s = orr_checkpoint_read(job->checkpoint_path, CHECKPOINT_KIND, job->identity,
+                                       &payload, &size, &err);
+    if (s == ORR_ERR_OPEN)
+        return;
+    if (s == ORR_OK) {
+        const sep_run_state *saved = payload;
+        if (size != sizeof *st || !state_fits(job, saved)) {
+            s = orr_fail(&err, ORR_ERR_CHECKPOINT, "%s: payload does not fit this work unit",
+                         job->checkpoint_path);
+        } else {
+            memcpy(st, saved, sizeof *st);
+        }
+        free(payload);
+    }
+    if (s != ORR_OK) {
+        orr_log("checkpoint ignored, starting from zero: %s", err.message);
+        return;
+    }
+    if (st->printed)
+        orr_log("%s: this work unit finished and reported its results already; "
+                "-i computes it again", job->checkpoint_path);
+    else if (st->member == job->members)
+        orr_log("resuming from checkpoint: integrals done, likelihood next");
+    else {
+        const sep_area_tables *t = &job->setup.areas[st->area];
+        const sep_area_sums *sum = &st->sums[st->area];
+        orr_log("resuming from checkpoint: bundle member %d, area %d, column %d of %d", st->member,
+                st->area, sum->nu_step * t->mu_steps + sum->mu_step, t->nu_steps * t->mu_steps);
+    }
+}
+
+static double cells_in_area(const sep_area_tables *t)
+{
+    return (double)t->r_steps * t->mu_steps * t->nu_steps;
+}
+
+/* Integrate st->member's areas from the saved position on, one (nu, mu)
+ * column at a time: between columns it reports progress, checkpoints when
+ * the client allows and notices a quit. */
 static orr_status integrate_member(sep_job *job, sep_run_state *st, const sep_model_consts *mc,
                                    orr_error *err)
 {
     const sep_setup *s = &job->setup;
-    double cells_before = 0;
+    double cells_before = (double)s->total_cells * st->member;
     double last_report = 0;
 
     for (int a = 0; a < st->area; a++)
-        cells_before += (double)s->areas[a].r_steps * s->areas[a].mu_steps * s->areas[a].nu_steps;
+        cells_before += cells_in_area(&s->areas[a]);
     for (; st->area < s->n_areas; st->area++) {
         const sep_area_tables *t = &s->areas[st->area];
         sep_area_sums *sum = &st->sums[st->area];
-        const double cells_per_column = t->r_steps;
         for (; sum->nu_step < t->nu_steps; sum->nu_step++) {
-            for (; sum->mu_step < t->mu_steps; sum->mu_step++) {
+            for (; sum->mu_step < t->mu_steps;) {
                 orr_status rc = job->be->sep_integral_columns(job->be, mc, s, st->area, sum->nu_step,
                                                               sum->mu_step, sum->mu_step + 1,
                                                               &sum->bg, sum->st, err);
                 if (rc != ORR_OK)
                     return rc;
+                sum->mu_step++;
+                /* The state is consistent here: the columns before
+                 * (nu_step, mu_step) are all in the sums. */
+                if (orr_runtime_time_to_checkpoint()) {
+                    save_checkpoint(job, st);
+                    orr_runtime_checkpoint_done();
+                }
                 double now = seconds_now();
                 if (now - last_report > 0.2) {
-                    double done = cells_before +
-                                  ((double)sum->nu_step * t->mu_steps + sum->mu_step + 1) * cells_per_column;
-                    report_progress(job, st->member, done);
+                    double done = ((double)sum->nu_step * t->mu_steps + sum->mu_step) * t->r_steps;
+                    report_progress(job, cells_before + done, 0);
                     last_report = now;
                 }
                 if (orr_runtime_quit_requested())
@@ -189,7 +326,7 @@ static orr_status integrate_member(sep_job *job, sep_run_state *st, const sep_mo
             }
             sum->mu_step = 0;
         }
-        cells_before += (double)t->r_steps * t->mu_steps * t->nu_steps;
+        cells_before += cells_in_area(t);
     }
     return ORR_OK;
 }
@@ -199,13 +336,16 @@ static orr_status likelihood_member(sep_job *job, int member, const sep_model_co
 {
     const int chunk = 4096;
     const sep_stars *stars = &job->stars;
+    const double all_cells = (double)job->setup.total_cells * job->members;
     for (int i = 0; i < stars->n; i += chunk) {
         int end = i + chunk < stars->n ? i + chunk : stars->n;
         orr_status s = job->be->sep_star_probs(job->be, mc, &job->setup, stars, i, end, job->bg_prob,
                                                job->st_prob, err);
         if (s != ORR_OK)
             return s;
-        report_progress(job, member, (double)job->setup.total_cells + end);
+        report_progress(job, all_cells, (double)member * stars->n + end);
+        if (orr_runtime_quit_requested())
+            return ORR_QUIT;
     }
     if (job->membership) {
         fprintf(job->membership, "# bundle member %d: l b r p_background", member);
@@ -226,7 +366,69 @@ static void print_header(const sep_job *job, FILE *f)
         fprintf(f, "<number_params_per_WU> %d </number_params_per_WU>\n",
                 sep_search_params_per_wu(&job->file, job->model));
     }
+}
+
+static void print_tags(const sep_job *job, const sep_run_state *st, FILE *f)
+{
+    print_header(job, f);
+    for (int m = 0; m < job->members; m++)
+        sep_report_result(f, &st->done[m], m);
     fflush(f);
+}
+
+/* Phase 1: every member's integrals, resumable. */
+static orr_status integrate_all(sep_job *job, sep_run_state *st, orr_error *err)
+{
+    for (; st->member < job->members; st->member++) {
+        sep_params member;
+        sep_model_consts mc;
+        orr_status s = prepare_member(job, st->member, &member, &mc, err);
+        if (s == ORR_OK)
+            s = integrate_member(job, st, &mc, err);
+        if (s == ORR_OK)
+            s = sep_finish_integrals(&mc, &job->setup, st->sums, &st->done[st->member], err);
+        if (s != ORR_OK)
+            return s;
+        st->area = 0;
+        memset(st->sums, 0, sizeof st->sums);
+    }
+    return ORR_OK;
+}
+
+/* Phase 2: likelihoods (and the membership file) for every member, then
+ * the output files. Short, so it is simply redone after a restart. */
+static orr_status likelihood_all(sep_job *job, sep_run_state *st, orr_error *err)
+{
+    for (int m = 0; m < job->members; m++) {
+        sep_params member;
+        sep_model_consts mc;
+        orr_status s = prepare_member(job, m, &member, &mc, err);
+        if (s == ORR_OK)
+            s = likelihood_member(job, m, &mc, &st->done[m], err);
+        if (s != ORR_OK)
+            return s;
+    }
+    orr_status s = ORR_OK;
+    if (job->membership)
+        s = close_output(&job->membership, job->membership_tmp, job->membership_path, err);
+    if (s == ORR_OK && job->results) {
+        print_tags(job, st, job->results);
+        s = close_output(&job->results, job->results_tmp, job->results_path, err);
+    }
+    return s;
+}
+
+static orr_status open_outputs(sep_job *job, orr_error *err)
+{
+    const sep_run_options *opt = job->opt;
+    orr_status s = ORR_OK;
+    if (opt->membership_file)
+        s = open_output(opt->membership_file, job->membership_path, sizeof job->membership_path,
+                        job->membership_tmp, sizeof job->membership_tmp, &job->membership, err);
+    if (s == ORR_OK && opt->write_results_file)
+        s = open_output(RESULTS_FILE, job->results_path, sizeof job->results_path, job->results_tmp,
+                        sizeof job->results_tmp, &job->results, err);
+    return s;
 }
 
 orr_status sep_run(const sep_run_options *opt, orr_backend *be, orr_error *err)
@@ -235,61 +437,49 @@ orr_status sep_run(const sep_run_options *opt, orr_backend *be, orr_error *err)
     memset(&job, 0, sizeof job);
     job.opt = opt;
     job.be = be;
+    orr_runtime_resolve(CHECKPOINT_FILE, job.checkpoint_path, sizeof job.checkpoint_path);
 
+    sep_run_state *st = NULL;
     orr_status s = load_inputs(&job, err);
-    if (s == ORR_OK && opt->membership_file)
-        s = open_output(opt->membership_file, job.membership_path, sizeof job.membership_path,
-                        job.membership_tmp, sizeof job.membership_tmp, &job.membership, err);
-    if (s == ORR_OK && opt->write_results_file)
-        s = open_output(RESULTS_FILE, job.results_path, sizeof job.results_path, job.results_tmp,
-                        sizeof job.results_tmp, &job.results, err);
-    if (s != ORR_OK) {
-        job_free(&job);
-        return s;
-    }
-
-    orr_log("separation: model %s%s%s, %d stream%s, %d area%s, %lld cells, %d stars, %d bundle member%s",
-            sep_model_name(job.model), opt->model.modfit ? " (modfit)" : "",
-            opt->model.newbg ? " (newbg)" : "", job.file.n_streams, job.file.n_streams == 1 ? "" : "s",
-            job.setup.n_areas, job.setup.n_areas == 1 ? "" : "s", job.setup.total_cells, job.stars.n,
-            job.members, job.members == 1 ? "" : "s");
-    print_header(&job, stderr);
-    if (job.results)
-        print_header(&job, job.results);
-
-    sep_run_state st;
-    memset(&st, 0, sizeof st);
-    double t0 = seconds_now();
-    for (; st.member < job.members; st.member++) {
-        sep_params member;
-        sep_model_consts mc;
-        sep_result res;
-        memset(&res, 0, sizeof res);
-        s = prepare_member(&job, st.member, &member, &mc, err);
-        if (s == ORR_OK)
-            s = integrate_member(&job, &st, &mc, err);
-        if (s == ORR_OK)
-            s = sep_finish_integrals(&mc, &job.setup, st.sums, &res, err);
-        if (s == ORR_OK)
-            s = likelihood_member(&job, st.member, &mc, &res, err);
-        if (s != ORR_OK)
-            break;
-        orr_runtime_begin_critical();
-        sep_report_result(stderr, &res, st.member);
-        if (job.results)
-            sep_report_result(job.results, &res, st.member);
-        orr_runtime_end_critical();
-        st.area = 0;
-        memset(st.sums, 0, sizeof st.sums);
-    }
+    if (s == ORR_OK && !(st = malloc(sizeof *st)))
+        s = orr_fail(err, ORR_ERR_NOMEM, "out of memory");
     if (s == ORR_OK) {
-        orr_log("separation: finished in %.3f s", seconds_now() - t0);
-        report_progress(&job, job.members, 0);
-        if (job.membership)
-            s = close_output(&job.membership, job.membership_tmp, job.membership_path, err);
-        if (s == ORR_OK && job.results)
-            s = close_output(&job.results, job.results_tmp, job.results_path, err);
+        orr_log("separation: model %s%s%s, %d stream%s, %d area%s, %lld cells, %d stars, "
+                "%d bundle member%s",
+                sep_model_name(job.model), opt->model.modfit ? " (modfit)" : "",
+                opt->model.newbg ? " (newbg)" : "", job.file.n_streams,
+                job.file.n_streams == 1 ? "" : "s", job.setup.n_areas,
+                job.setup.n_areas == 1 ? "" : "s", job.setup.total_cells, job.stars.n, job.members,
+                job.members == 1 ? "" : "s");
+        load_checkpoint(&job, st);
     }
+    /* A task restarted after it reported its results has nothing left to
+     * do: printing them again would duplicate them in stderr. */
+    if (s == ORR_OK && !st->printed) {
+        double t0 = seconds_now();
+        s = open_outputs(&job, err);
+        if (s == ORR_OK)
+            s = integrate_all(&job, st, err);
+        if (s == ORR_OK)
+            s = likelihood_all(&job, st, err);
+        if (s == ORR_OK) {
+            orr_runtime_progress(1.0);
+            orr_runtime_progress_end();
+            orr_log("separation: finished in %.3f s", seconds_now() - t0);
+            /* The tags and the record that they were printed belong
+             * together: a quit between them would print them twice. */
+            orr_runtime_begin_critical();
+            print_tags(&job, st, stderr);
+            st->printed = 1;
+            save_checkpoint(&job, st);
+            orr_runtime_end_critical();
+        }
+    }
+    if (s == ORR_OK && opt->cleanup_checkpoint)
+        remove(job.checkpoint_path);
+    if (s != ORR_OK)
+        orr_runtime_progress_end();
+    free(st);
     job_free(&job);
     return s;
 }
