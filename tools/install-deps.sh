@@ -1,9 +1,11 @@
 #!/bin/sh
 # Installs what building and testing Orrery needs on Debian 12 (as root).
+# boinc-client is for the real-client test only (tests/e2e).
 set -e
 export DEBIAN_FRONTEND=noninteractive
 apt-get update
 apt-get install -y --no-install-recommends \
     build-essential autoconf automake pkg-config \
     zlib1g-dev libcunit1-dev libboinc-app-dev \
-    ocl-icd-opencl-dev opencl-headers pocl-opencl-icd
+    ocl-icd-opencl-dev opencl-headers pocl-opencl-icd \
+    boinc-client

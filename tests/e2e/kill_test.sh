@@ -1,0 +1,119 @@
+#!/bin/bash
+# Kill test: a separation run killed with SIGKILL at random moments and
+# restarted each time must print exactly the tags of an uninterrupted run.
+#
+# The killed run works in a folder with an init_data.xml that sets a 1 s
+# checkpoint period (BOINC's library reads it even without a client), and
+# ORRERY_TEST_CHECKPOINT_PAUSE_MS holds every checkpoint write half done for
+# a moment so that some kills land inside a write. stderr is appended across
+# restarts, as BOINC does with stderr.txt. Along the way the checkpoint is
+# once corrupted and once replaced by another work unit's: both must be
+# refused with a message and the run must start again from zero.
+#
+# Environment: ORR_APP (the app), ORR_DATA (tests/data/milkyway);
+# ORR_KILL_SEED picks the random kill times (printed, to replay a failure).
+set -u
+app=${ORR_APP:?set ORR_APP to the app binary}
+data=$(readlink -f "${ORR_DATA:?set ORR_DATA to tests/data/milkyway}")
+seed=${ORR_KILL_SEED:-$$}
+RANDOM=$seed
+min_kills=12
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/orrery-kill-XXXXXX")
+trap 'kill -9 $(jobs -p) 2>/dev/null; rm -rf "$work"' EXIT
+
+fail() { echo "FAIL: $*"; echo "(seed $seed; folder kept: $work)"; trap - EXIT; exit 1; }
+
+params="$data/params_head/astronomy_parameters-11-small.txt.gz"
+stars="$data/stars/stars-11.txt.gz"
+search=(0.571713 12.312119 -3.305187 148.010257 22.453902 0.42035 -0.468858 0.760579
+        -1.361644 177.884238 23.882892 1.210639 -1.611974 8.534378 -1.361644 177.884238
+        10.882892 1.210639 -1.611974 8.534378)
+run_args=(-a "$params" -s "$stars" -np 20 -p "${search[@]}")
+init_data='<app_init_data><checkpoint_period>1</checkpoint_period></app_init_data>'
+
+# A random duration in seconds, from $1 to $2 tenths of a second.
+random_delay() { local t=$(($1 + RANDOM % ($2 - $1 + 1))); echo "$((t / 10)).$((t % 10))"; }
+
+# ---- the uninterrupted reference ----
+mkdir "$work/reference" && cd "$work/reference" || fail "cannot make folders in $work"
+start=$(date +%s%N)
+"$app" "${run_args[@]}" 2>stderr.txt || fail "uninterrupted run failed: $(tail -3 stderr.txt)"
+echo "uninterrupted run: $((($(date +%s%N) - start) / 1000000)) ms"
+grep '^<' stderr.txt >tags || fail "no tags from the uninterrupted run"
+
+# ---- another work unit's checkpoint (other search values) ----
+mkdir "$work/other" && cd "$work/other" || exit 1
+echo "$init_data" >init_data.xml
+other=("${run_args[@]}")
+other[7]=0.6   # the first search value
+"$app" "${other[@]}" 2>stderr.txt &
+pid=$!
+for _ in $(seq 100); do [ -f separation_checkpoint ] && break; sleep 0.05; done
+kill -9 $pid 2>/dev/null; wait $pid 2>/dev/null
+[ -f separation_checkpoint ] || fail "the other work unit wrote no checkpoint"
+
+# ---- the killed run ----
+mkdir "$work/killed" && cd "$work/killed" || exit 1
+echo "$init_data" >init_data.xml
+export ORRERY_TEST_CHECKPOINT_PAUSE_MS=300
+kills=0 in_write=0 lives=0
+while :; do
+    lives=$((lives + 1))
+    "$app" "${run_args[@]}" 2>>stderr.txt &
+    pid=$!
+    if [ $kills -ge $min_kills ]; then
+        wait $pid; rc=$?
+        break
+    fi
+    case $((kills % 3)) in
+    0) sleep "$(random_delay 1 25)" ;;          # anywhere, often before a checkpoint
+    1) for _ in $(seq 200); do                   # inside a checkpoint write
+           [ -f separation_checkpoint.tmp ] && break
+           kill -0 $pid 2>/dev/null || break
+           sleep 0.02
+       done ;;
+    2) sleep "$(random_delay 10 30)" ;;         # after a checkpoint or two
+    esac
+    writing=0; [ -f separation_checkpoint.tmp ] && writing=1
+    if ! kill -9 $pid 2>/dev/null; then
+        wait $pid; rc=$?
+        break                                    # it finished first
+    fi
+    wait $pid 2>/dev/null
+    kills=$((kills + 1)); in_write=$((in_write + writing))
+    case $kills in
+    4) [ -f separation_checkpoint ] && printf 'X' |
+           dd of=separation_checkpoint bs=1 seek=200 conv=notrunc status=none ;;
+    8) cp ../other/separation_checkpoint separation_checkpoint ;;
+    esac
+done
+
+[ "$rc" -eq 0 ] || fail "the restarted run exited with $rc: $(tail -3 stderr.txt)"
+resumes=$(grep -c 'resuming from checkpoint' stderr.txt)
+echo "killed run: $lives starts, $kills kills ($in_write inside a checkpoint write), $resumes resumes"
+[ $kills -ge 10 ] || fail "only $kills kills: the run finished too soon for the test"
+[ $in_write -ge 2 ] || fail "only $in_write kills landed inside a checkpoint write"
+[ "$resumes" -ge 3 ] || fail "only $resumes resumes from a checkpoint"
+grep -q 'checkpoint ignored.*checksum mismatch' stderr.txt ||
+    fail "the corrupted checkpoint was not reported"
+grep -q 'checkpoint ignored.*another work unit' stderr.txt ||
+    fail "the other work unit's checkpoint was not refused"
+grep '^<' stderr.txt >tags
+if ! cmp -s tags ../reference/tags; then
+    diff ../reference/tags tags
+    fail "the tags differ from the uninterrupted run's"
+fi
+echo "tags byte-identical to the uninterrupted run ($(wc -l <tags) lines)"
+
+# A finished checkpoint: a rerun reports nothing twice; -i computes again
+# and -c removes the checkpoint afterwards.
+unset ORRERY_TEST_CHECKPOINT_PAUSE_MS
+"$app" "${run_args[@]}" 2>again.txt || fail "rerun on a finished checkpoint failed"
+grep -q '^<' again.txt && fail "a rerun on a finished checkpoint printed the tags again"
+grep -q 'reported its results already' again.txt || fail "the rerun did not say why it printed nothing"
+"$app" -i -c "${run_args[@]}" 2>fresh.txt || fail "run with -i -c failed"
+grep '^<' fresh.txt | cmp -s - ../reference/tags || fail "-i run: tags differ"
+[ -f separation_checkpoint ] && fail "-c left the checkpoint behind"
+echo "finished checkpoint: rerun prints nothing twice, -i recomputes, -c removes it"
+echo "1 passed, 0 failed"
