@@ -12,15 +12,16 @@ typedef struct orr_backend orr_backend;
 
 struct orr_backend {
     const char *name;         /* "CPU", "CUDA", "OpenCL": goes into the report */
+    const char *variant;      /* kernel path ("avx2") or device; part of the
+                                 checkpoint identity, not of the report */
     void *ctx;                /* backend state (device handles ...) */
     void (*close)(orr_backend *be);   /* release ctx; NULL when nothing to do */
 
-    /* Separation integral over the (nu_step, mu) columns mu_begin..mu_end-1
-     * of one area, every r step, continuing the Kahan sums in the fixed
-     * order nu, mu, r. */
-    orr_status (*sep_integral_columns)(orr_backend *be, const sep_model_consts *mc,
-                                       const sep_setup *s, int area, int nu_step, int mu_begin,
-                                       int mu_end, orr_kahan *bg, orr_kahan *st, orr_error *err);
+    /* Separation integral: the partial sums of chunks first..first+count-1
+     * of one area (SEP_CHUNK_MU), each summed from zero, into out[0..count). */
+    orr_status (*sep_integral_chunks)(orr_backend *be, const sep_model_consts *mc,
+                                      const sep_setup *s, int area, int first, int count,
+                                      sep_partial *out, orr_error *err);
 
     /* Per-star probabilities for stars begin..end-1: bg_prob[i] and
      * st_prob[i * n_streams + s], including the factor K* (no integrals). */
@@ -29,22 +30,24 @@ struct orr_backend {
                                  double *st_prob, orr_error *err);
 };
 
-/* The device the command line asked for (-1: not given). An app's open
- * function weighs it against what BOINC assigned (orr_runtime_init_data). */
+/* What the command line asked of the backend. An app's open function
+ * weighs it against what BOINC assigned (orr_runtime_init_data). */
 typedef struct {
-    int device;
-    int platform;
-} orr_device_request;
+    int device;             /* GPU apps; -1: not given */
+    int platform;           /* OpenCL platform; -1: not given */
+    int nthreads;           /* CPU app; 0: BOINC's ncpus, else every core */
+    const char *cpu_path;   /* CPU app: scalar, sse2, avx2, avx512; NULL: best */
+} orr_backend_request;
 
 /* Makes an app's backend ready: picks and opens its device. A missing or
  * busy device is ORR_ERR_DEVICE, which the driver turns into BOINC's
  * temporary exit. */
-typedef orr_status (*orr_backend_open)(const orr_device_request *req, orr_backend *be,
+typedef orr_status (*orr_backend_open)(const orr_backend_request *req, orr_backend *be,
                                        orr_error *err);
 
 /* The plain scalar C reference; always present. */
 extern const orr_backend sep_reference_backend;
-orr_status orr_open_reference_backend(const orr_device_request *req, orr_backend *be,
+orr_status orr_open_reference_backend(const orr_backend_request *req, orr_backend *be,
                                       orr_error *err);
 
 #endif

@@ -17,7 +17,7 @@
 enum opt_id {
     OPT_PARAMS, OPT_STARS, OPT_MEMBERSHIP, OPT_IGNORE_CKPT, OPT_CLEANUP_CKPT, OPT_RESULTS,
     OPT_MODFIT, OPT_NEWBG, OPT_MODEL, OPT_DEVICE, OPT_PLATFORM, OPT_NP, OPT_P, OPT_HELP,
-    OPT_VERSION, OPT_NO_PROGRESS
+    OPT_VERSION, OPT_NO_PROGRESS, OPT_NTHREADS, OPT_CPU_PATH
 };
 
 typedef struct {
@@ -46,6 +46,10 @@ static const opt_spec options[] = {
     {NULL, "--model", NULL, "NAME", OPT_MODEL, "classic or v146 (default: detected from the file)"},
     {"-d", "--device", NULL, "N", OPT_DEVICE, "GPU device number (GPU apps; BOINC's choice wins)"},
     {"-l", "--platform", NULL, "N", OPT_PLATFORM, "OpenCL platform number (OpenCL app)"},
+    {NULL, "--nthreads", "--threads", "N", OPT_NTHREADS,
+     "CPU app: threads (default: BOINC's ncpus, or every core when run by hand)"},
+    {NULL, "--cpu-path", NULL, "NAME", OPT_CPU_PATH,
+     "CPU app: scalar, sse2, avx2 or avx512 (default: the best this CPU runs)"},
     {"-np", "--num-params", NULL, "N", OPT_NP, "number of search parameter values that follow -p"},
     {"-p", "--params", NULL, NULL, OPT_P, "the search parameter values follow (to the end)"},
     {"-h", "--help", NULL, NULL, OPT_HELP, "show this help"},
@@ -122,7 +126,7 @@ typedef struct {
     double *search;
     int help, version;
     int no_progress;
-    orr_device_request device;
+    orr_backend_request request;
 } cli;
 
 static orr_status parse_cli(int argc, char **argv, cli *c, orr_error *err)
@@ -134,8 +138,8 @@ static orr_status parse_cli(int argc, char **argv, cli *c, orr_error *err)
     c->sep.params_file = "astronomy_parameters.txt";
     c->sep.stars_file = "stars.txt";
     c->sep.np = -1;
-    c->device.device = -1;
-    c->device.platform = -1;
+    c->request.device = -1;
+    c->request.platform = -1;
     c->search = malloc((size_t)(argc + 1) * sizeof(double));
     if (!c->search)
         return orr_fail(err, ORR_ERR_NOMEM, "out of memory");
@@ -182,9 +186,11 @@ static orr_status parse_cli(int argc, char **argv, cli *c, orr_error *err)
             else
                 s = orr_fail(err, ORR_ERR_USAGE, "--model: expected 'classic' or 'v146', found '%s'", value);
             break;
-        case OPT_DEVICE: s = parse_int_arg(arg, value, 0, 1023, &c->device.device, err); break;
-        case OPT_PLATFORM: s = parse_int_arg(arg, value, 0, 1023, &c->device.platform, err); break;
+        case OPT_DEVICE: s = parse_int_arg(arg, value, 0, 1023, &c->request.device, err); break;
+        case OPT_PLATFORM: s = parse_int_arg(arg, value, 0, 1023, &c->request.platform, err); break;
         case OPT_NO_PROGRESS: c->no_progress = 1; break;
+        case OPT_NTHREADS: s = parse_int_arg(arg, value, 1, 1024, &c->request.nthreads, err); break;
+        case OPT_CPU_PATH: c->request.cpu_path = value; break;
         case OPT_NP: s = parse_int_arg(arg, value, 0, SEP_MAX_SEARCH_PARAMS, &c->sep.np, err); break;
         case OPT_P: after_p = 1; break;
         case OPT_HELP: c->help = 1; break;
@@ -245,7 +251,7 @@ int orr_main(int argc, char **argv, const orr_app_info *app)
     orr_backend backend;
     memset(&backend, 0, sizeof backend);
     if (s == ORR_OK)
-        s = app->open_backend(&c.device, &backend, &err);
+        s = app->open_backend(&c.request, &backend, &err);
     if (s == ORR_OK) {
         c.sep.app_name = "orrery_separation";
         c.sep.platform = ORR_PLATFORM;

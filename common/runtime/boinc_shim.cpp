@@ -73,6 +73,13 @@ int orr_boinc_quit_requested(void)
     return st.quit_request || st.abort_request;
 }
 
+int orr_boinc_suspended(void)
+{
+    BOINC_STATUS st;
+    boinc_get_status(&st);
+    return st.suspended;
+}
+
 void orr_boinc_finish(int status) { boinc_finish(status); }
 
 void orr_boinc_temporary_exit(int delay_s, const char *reason)

@@ -20,6 +20,7 @@ void orr_boinc_checkpoint_completed(void);
 void orr_boinc_begin_critical(void);
 void orr_boinc_end_critical(void);
 int orr_boinc_quit_requested(void);
+int orr_boinc_suspended(void);
 void orr_boinc_finish(int status);
 void orr_boinc_temporary_exit(int delay_s, const char *reason);
 

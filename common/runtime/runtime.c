@@ -11,6 +11,9 @@
 #if HAVE_BOINC
 #include "boinc_shim.h"
 #endif
+#if defined(__SSE__) || defined(__x86_64__)
+#include <xmmintrin.h>
+#endif
 
 static orr_init_data init_data = {1, "", -1, -1, 0.0, 300.0, ""};
 #if HAVE_BOINC
@@ -34,8 +37,20 @@ static double now_seconds(void)
     return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+/* Debian's libboinc is built with -ffast-math, whose load-time constructor
+ * turns on flush-to-zero and denormals-are-zero for the whole process.
+ * Restore IEEE arithmetic so results do not depend on how BOINC was built
+ * (threads started later inherit the setting). */
+static void restore_ieee_subnormals(void)
+{
+#if defined(__SSE__) || defined(__x86_64__)
+    _mm_setcsr(_mm_getcsr() & ~(_MM_FLUSH_ZERO_ON | 0x0040u /* DAZ */));
+#endif
+}
+
 orr_status orr_runtime_init(int gpu_app, orr_error *err)
 {
+    restore_ieee_subnormals();
     last_checkpoint = now_seconds();
     progress_start = last_checkpoint;
 #if HAVE_BOINC
@@ -162,6 +177,15 @@ int orr_runtime_quit_requested(void)
 #if HAVE_BOINC
     if (using_boinc)
         return orr_boinc_quit_requested();
+#endif
+    return 0;
+}
+
+int orr_runtime_suspended(void)
+{
+#if HAVE_BOINC
+    if (using_boinc && !init_data.standalone)
+        return orr_boinc_suspended();
 #endif
     return 0;
 }

@@ -44,6 +44,9 @@ void orr_runtime_end_critical(void);
 /* The client asked us to quit or abort (seen only outside critical sections
  * when BOINC acts directly; checked between work chunks). */
 int orr_runtime_quit_requested(void);
+/* The client has the task suspended. BOINC pauses the main thread itself;
+ * worker threads ask this between tasks and wait. Safe from any thread. */
+int orr_runtime_suspended(void);
 
 /* End the process: success (0) or a computation error (non-zero). Under
  * BOINC this is boinc_finish and does not return; standalone it returns the

@@ -3,10 +3,30 @@
  * against this one, so it favours plain arithmetic in upstream's order over
  * speed. */
 #include <math.h>
+#include <string.h>
 
 #include "../backend.h"
 
 static inline double cube(double x) { return x * x * x; }
+
+double sep_bg_node(const sep_model_consts *mc, double x, double y, double z, double rg, double qw)
+{
+    double h;
+    if (mc->newbg) {
+        double n_exp = rg < mc->r0 ? mc->alpha : mc->delta;
+        return qw * pow(SEP_SUN_R0 / rg, n_exp);
+    }
+    if (mc->bg_fast)
+        h = qw / (rg * cube(rg + mc->r0));
+    else
+        h = qw / (pow(rg, mc->alpha) * pow(rg + mc->r0, mc->alpha_delta3));
+    if (mc->disk_weight != 0.0 || mc->halo_weight != 1.0) {
+        const double R = sqrt(x * x + y * y);
+        const double disk = qw * exp(R * SEP_DISK_INV_LENGTH + fabs(z) * SEP_DISK_INV_HEIGHT);
+        h = mc->halo_weight * h + mc->disk_weight * disk;
+    }
+    return h;
+}
 
 /* Sum over the convolution nodes for one direction: returns the background
  * sum and fills st[s], both without the K factor. */
@@ -24,21 +44,7 @@ static double node_sums(const sep_model_consts *mc, double lsin, double lcos, do
         const double x = zp * lcos - SEP_SUN_R0;
         const double y = zp * lsin;
         const double rg = sqrt(x * x + y * y + z * z / (mc->q * mc->q));
-        double h;
-        if (mc->newbg) {
-            double n_exp = rg < mc->r0 ? mc->alpha : mc->delta;
-            h = qw * pow(SEP_SUN_R0 / rg, n_exp);
-        } else {
-            if (mc->bg_fast)
-                h = qw / (rg * cube(rg + mc->r0));
-            else
-                h = qw / (pow(rg, mc->alpha) * pow(rg + mc->r0, mc->alpha_delta3));
-            if (mc->disk_weight != 0.0 || mc->halo_weight != 1.0) {
-                const double R = sqrt(x * x + y * y);
-                const double disk = qw * exp(R * SEP_DISK_INV_LENGTH + fabs(z) * SEP_DISK_INV_HEIGHT);
-                h = mc->halo_weight * h + mc->disk_weight * disk;
-            }
-        }
+        const double h = sep_bg_node(mc, x, y, z, rg, qw);
         bg += h;
         for (int s = 0; s < mc->n_streams; s++) {
             const double *a = mc->stream_a[s], *cc = mc->stream_c[s];
@@ -54,12 +60,10 @@ static double node_sums(const sep_model_consts *mc, double lsin, double lcos, do
     return bg;
 }
 
-static orr_status ref_integral_columns(orr_backend *be, const sep_model_consts *mc,
-                                       const sep_setup *s, int area, int nu_step, int mu_begin,
-                                       int mu_end, orr_kahan *bg, orr_kahan *st, orr_error *err)
+/* Columns mu_begin..mu_end-1 of row nu_step, every r step, added to p. */
+static void ref_integral_columns(const sep_model_consts *mc, const sep_setup *s, int area,
+                                 int nu_step, int mu_begin, int mu_end, sep_partial *p)
 {
-    (void)be;
-    (void)err;
     const sep_area_tables *t = &s->areas[area];
     const int n = s->convolve;
     const double id = t->id[nu_step];
@@ -76,10 +80,24 @@ static orr_status ref_integral_columns(orr_backend *be, const sep_model_consts *
             const double K = t->reff_xr_rp3[i];
             double bgs = node_sums(mc, lsin, lcos, bsin, bcos, &t->r_point[(size_t)i * n],
                                    &t->qw_r3_N[(size_t)i * n], n, st_cell);
-            orr_kahan_add(bg, V * (bgs * K));
+            orr_kahan_add(&p->bg, V * (bgs * K));
             for (int j = 0; j < mc->n_streams; j++)
-                orr_kahan_add(&st[j], st_cell[j] * (V * K));
+                orr_kahan_add(&p->st[j], st_cell[j] * (V * K));
         }
+    }
+}
+
+static orr_status ref_integral_chunks(orr_backend *be, const sep_model_consts *mc,
+                                      const sep_setup *s, int area, int first, int count,
+                                      sep_partial *out, orr_error *err)
+{
+    (void)be;
+    (void)err;
+    for (int k = 0; k < count; k++) {
+        int nu_step, mu_begin, mu_end;
+        sep_chunk_cells(&s->areas[area], first + k, &nu_step, &mu_begin, &mu_end);
+        memset(&out[k], 0, sizeof out[k]);
+        ref_integral_columns(mc, s, area, nu_step, mu_begin, mu_end, &out[k]);
     }
     return ORR_OK;
 }
@@ -106,11 +124,11 @@ static orr_status ref_star_probs(orr_backend *be, const sep_model_consts *mc, co
 const orr_backend sep_reference_backend = {
     .name = "CPU",
     .ctx = 0,
-    .sep_integral_columns = ref_integral_columns,
+    .sep_integral_chunks = ref_integral_chunks,
     .sep_star_probs = ref_star_probs,
 };
 
-orr_status orr_open_reference_backend(const orr_device_request *req, orr_backend *be,
+orr_status orr_open_reference_backend(const orr_backend_request *req, orr_backend *be,
                                       orr_error *err)
 {
     (void)req;

@@ -26,6 +26,7 @@
 #define RESULTS_FILE "results.txt"
 #define CHECKPOINT_FILE "separation_checkpoint"
 #define CHECKPOINT_KIND "separation"
+#define SEP_MAX_BATCH 4096
 
 /* The checkpoint payload. It is only ever read back by the same app version
  * (the checkpoint header says so), so the struct is saved as it lies in
@@ -56,6 +57,8 @@ typedef struct {
     char results_tmp[4200];
     char results_path[4096];
     uint64_t identity;        /* work unit identity for the checkpoint */
+    int batch;                /* chunks per backend call */
+    sep_partial *partials;    /* [SEP_MAX_BATCH] */
     char checkpoint_path[4096];
 } sep_job;
 
@@ -71,6 +74,7 @@ static void job_free(sep_job *job)
     sep_stars_free(&job->stars);
     sep_setup_free(&job->setup);
     free(job->bg_prob);
+    free(job->partials);
     free(job->st_prob);
     if (job->membership) {
         fclose(job->membership);
@@ -148,7 +152,9 @@ static orr_status work_unit_identity(sep_job *job, const char *params_path,
                        job->members};
     h = orr_hash64(h, ints, sizeof ints);
     h = orr_hash64(h, opt->search, (size_t)opt->n_search * sizeof *opt->search);
-    h = orr_hash64(h, job->be->name, strlen(job->be->name));
+    h = orr_hash64(h, job->be->name, strlen(job->be->name) + 1);
+    if (job->be->variant)
+        h = orr_hash64(h, job->be->variant, strlen(job->be->variant));
     job->identity = h;
     return ORR_OK;
 }
@@ -233,10 +239,8 @@ static int state_fits(const sep_job *job, const sep_run_state *st)
     if (st->members != job->members || st->member < 0 || st->member > job->members ||
         st->area < 0 || st->area >= job->setup.n_areas)
         return 0;
-    const sep_area_tables *t = &job->setup.areas[st->area];
-    const sep_area_sums *sum = &st->sums[st->area];
-    return sum->nu_step >= 0 && sum->nu_step <= t->nu_steps && sum->mu_step >= 0 &&
-           sum->mu_step <= t->mu_steps;
+    const int next = st->sums[st->area].next_chunk;
+    return next >= 0 && next <= sep_area_chunks(&job->setup.areas[st->area]);
 }
 
 /* Resume from the checkpoint if there is a usable one for this work unit;
@@ -273,12 +277,9 @@ static void load_checkpoint(const sep_job *job, sep_run_state *st)
                 "-i computes it again", job->checkpoint_path);
     else if (st->member == job->members)
         orr_log("resuming from checkpoint: integrals done, likelihood next");
-    else {
-        const sep_area_tables *t = &job->setup.areas[st->area];
-        const sep_area_sums *sum = &st->sums[st->area];
-        orr_log("resuming from checkpoint: bundle member %d, area %d, column %d of %d", st->member,
-                st->area, sum->nu_step * t->mu_steps + sum->mu_step, t->nu_steps * t->mu_steps);
-    }
+    else
+        orr_log("resuming from checkpoint: bundle member %d, area %d, chunk %d of %d", st->member,
+                st->area, st->sums[st->area].next_chunk, sep_area_chunks(&job->setup.areas[st->area]));
 }
 
 static double cells_in_area(const sep_area_tables *t)
@@ -286,47 +287,61 @@ static double cells_in_area(const sep_area_tables *t)
     return (double)t->r_steps * t->mu_steps * t->nu_steps;
 }
 
-/* Integrate st->member's areas from the saved position on, one (nu, mu)
- * column at a time: between columns it reports progress, checkpoints when
- * the client allows and notices a quit. */
+static double chunk_cells(const sep_area_tables *t, int k)
+{
+    int nu_step, mu_begin, mu_end;
+    sep_chunk_cells(t, k, &nu_step, &mu_begin, &mu_end);
+    return (double)(mu_end - mu_begin) * t->r_steps;
+}
+
+/* Batches of chunks go to the backend; between batches the state is
+ * consistent, so that is where progress, checkpoints and quits happen. The
+ * batch size only adapts to the speed (about BATCH_SECONDS of work each),
+ * it does not change the sums. */
+#define BATCH_SECONDS 0.2
+
+/* Integrate st->member's areas from the saved position on. */
 static orr_status integrate_member(sep_job *job, sep_run_state *st, const sep_model_consts *mc,
                                    orr_error *err)
 {
     const sep_setup *s = &job->setup;
-    double cells_before = (double)s->total_cells * st->member;
-    double last_report = 0;
+    double cells_done = (double)s->total_cells * st->member;
+    sep_partial *partials = job->partials;
 
     for (int a = 0; a < st->area; a++)
-        cells_before += cells_in_area(&s->areas[a]);
+        cells_done += cells_in_area(&s->areas[a]);
     for (; st->area < s->n_areas; st->area++) {
         const sep_area_tables *t = &s->areas[st->area];
         sep_area_sums *sum = &st->sums[st->area];
-        for (; sum->nu_step < t->nu_steps; sum->nu_step++) {
-            for (; sum->mu_step < t->mu_steps;) {
-                orr_status rc = job->be->sep_integral_columns(job->be, mc, s, st->area, sum->nu_step,
-                                                              sum->mu_step, sum->mu_step + 1,
-                                                              &sum->bg, sum->st, err);
-                if (rc != ORR_OK)
-                    return rc;
-                sum->mu_step++;
-                /* The state is consistent here: the columns before
-                 * (nu_step, mu_step) are all in the sums. */
-                if (orr_runtime_time_to_checkpoint()) {
-                    save_checkpoint(job, st);
-                    orr_runtime_checkpoint_done();
-                }
-                double now = seconds_now();
-                if (now - last_report > 0.2) {
-                    double done = ((double)sum->nu_step * t->mu_steps + sum->mu_step) * t->r_steps;
-                    report_progress(job, cells_before + done, 0);
-                    last_report = now;
-                }
-                if (orr_runtime_quit_requested())
-                    return ORR_QUIT;
+        const int chunks = sep_area_chunks(t);
+        for (int k = 0; k < sum->next_chunk; k++)
+            cells_done += chunk_cells(t, k);
+        while (sum->next_chunk < chunks) {
+            int count = job->batch < chunks - sum->next_chunk ? job->batch : chunks - sum->next_chunk;
+            double t0 = seconds_now();
+            orr_status rc = job->be->sep_integral_chunks(job->be, mc, s, st->area, sum->next_chunk,
+                                                         count, partials, err);
+            if (rc != ORR_OK)
+                return rc;
+            for (int k = 0; k < count; k++) {
+                sep_partial_merge(&sum->sum, &partials[k], mc->n_streams);
+                cells_done += chunk_cells(t, sum->next_chunk + k);
             }
-            sum->mu_step = 0;
+            sum->next_chunk += count;
+            double spent = seconds_now() - t0;
+            if (spent < BATCH_SECONDS / 2 && job->batch < SEP_MAX_BATCH)
+                job->batch *= 2;
+            else if (spent > BATCH_SECONDS * 2 && job->batch > 1)
+                job->batch /= 2;
+
+            if (orr_runtime_time_to_checkpoint()) {
+                save_checkpoint(job, st);
+                orr_runtime_checkpoint_done();
+            }
+            report_progress(job, cells_done, 0);
+            if (orr_runtime_quit_requested())
+                return ORR_QUIT;
         }
-        cells_before += cells_in_area(t);
     }
     return ORR_OK;
 }
@@ -437,11 +452,13 @@ orr_status sep_run(const sep_run_options *opt, orr_backend *be, orr_error *err)
     memset(&job, 0, sizeof job);
     job.opt = opt;
     job.be = be;
+    job.batch = 1;
     orr_runtime_resolve(CHECKPOINT_FILE, job.checkpoint_path, sizeof job.checkpoint_path);
 
     sep_run_state *st = NULL;
     orr_status s = load_inputs(&job, err);
-    if (s == ORR_OK && !(st = malloc(sizeof *st)))
+    if (s == ORR_OK && (!(st = malloc(sizeof *st)) ||
+                        !(job.partials = malloc(SEP_MAX_BATCH * sizeof *job.partials))))
         s = orr_fail(err, ORR_ERR_NOMEM, "out of memory");
     if (s == ORR_OK) {
         orr_log("separation: model %s%s%s, %d stream%s, %d area%s, %lld cells, %d stars, "

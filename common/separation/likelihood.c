@@ -9,18 +9,25 @@
 #define SEP_LOG_ZERO (-238.0)
 #define SEP_PROB_EPS 1.0e-15
 
+void sep_partial_merge(sep_partial *sum, const sep_partial *p, int n_streams)
+{
+    sum->bg = orr_kahan_merge(sum->bg, p->bg);
+    for (int j = 0; j < n_streams; j++)
+        sum->st[j] = orr_kahan_merge(sum->st[j], p->st[j]);
+}
+
 orr_status sep_finish_integrals(const sep_model_consts *mc, const sep_setup *s,
                                 const sep_area_sums *areas, sep_result *res, orr_error *err)
 {
     res->n_streams = mc->n_streams;
-    res->background_integral = areas[0].bg.sum;
+    res->background_integral = areas[0].sum.bg.sum;
     for (int j = 0; j < mc->n_streams; j++)
-        res->stream_integral[j] = mc->stream_negligible[j] ? 0.0 : areas[0].st[j].sum;
+        res->stream_integral[j] = mc->stream_negligible[j] ? 0.0 : areas[0].sum.st[j].sum;
     for (int a = 1; a < s->n_areas; a++) {   /* cuts are excluded regions */
-        res->background_integral -= areas[a].bg.sum;
+        res->background_integral -= areas[a].sum.bg.sum;
         for (int j = 0; j < mc->n_streams; j++)
             if (!mc->stream_negligible[j])
-                res->stream_integral[j] -= areas[a].st[j].sum;
+                res->stream_integral[j] -= areas[a].sum.st[j].sum;
     }
     if (!isfinite(res->background_integral))
         return orr_fail(err, ORR_ERR_NUMERIC, "the background integral is not finite (%g)",

@@ -177,6 +177,10 @@ typedef struct {
     int n_areas;
     sep_area_tables areas[SEP_MAX_AREAS];
     long long total_cells;   /* over all areas, for progress */
+    /* star nodes as fixed factors of r' (all models but --modfit) */
+    int star_factored;
+    double star_ratio[SEP_MAX_CONVOLVE];
+    double star_weight[SEP_MAX_CONVOLVE];
 } sep_setup;
 
 orr_status sep_setup_init(const sep_params *p, const sep_model_consts *mc, sep_setup *s,
@@ -188,16 +192,61 @@ void sep_setup_free(sep_setup *s);
 double sep_r_points(const sep_model_consts *mc, const sep_setup *s, double r_prime,
                     double *r_point, double *qw_r3_N);
 
+/* Background density term of one node at galactocentric (x, y, z), rg the
+ * flattened radius, times the node weight qw (the reference formulas; SIMD
+ * paths use it for the lanes of models they do not vectorise). */
+double sep_bg_node(const sep_model_consts *mc, double x, double y, double z, double rg, double qw);
+
+/* The same for a star, faster: without --modfit the per-node pow and exp
+ * come from tables made once (equal to sep_r_points up to rounding). */
+double sep_star_r_points(const sep_model_consts *mc, const sep_setup *s, double r_prime,
+                         double *r_point, double *qw_r3_N);
+
 /* Stripe coordinates (mu, nu, degrees) of wedge -> galactic l, b (degrees). */
 void sep_gc_to_lb(int wedge, double mu, double nu, double *l, double *b);
 
 /* ---- evaluation ---- */
 
-/* Integral of one area so far, in the fixed order nu, mu, r: resumable. */
+/* The integral is cut into chunks of SEP_CHUNK_MU mu columns of one nu row
+ * (chunk k of an area: row k / chunks_per_row). Each chunk is summed from
+ * zero over its cells in the order mu, r, and the chunks are merged in order
+ * (orr_kahan_merge). The boundaries are fixed, so the sums do not depend on
+ * how many threads computed them or how chunks were batched, and a
+ * checkpoint between chunks resumes to the same bits. */
+#define SEP_CHUNK_MU 16
+
 typedef struct {
-    int nu_step, mu_step;        /* next (nu, mu) column to compute */
     orr_kahan bg;
     orr_kahan st[SEP_MAX_STREAMS];
+} sep_partial;
+
+static inline int sep_chunks_per_row(const sep_area_tables *t)
+{
+    return (t->mu_steps + SEP_CHUNK_MU - 1) / SEP_CHUNK_MU;
+}
+
+static inline int sep_area_chunks(const sep_area_tables *t)
+{
+    return t->nu_steps * sep_chunks_per_row(t);
+}
+
+/* Chunk k of an area: its nu row and mu columns [mu_begin, mu_end). */
+static inline void sep_chunk_cells(const sep_area_tables *t, int k, int *nu_step, int *mu_begin,
+                                   int *mu_end)
+{
+    const int per_row = sep_chunks_per_row(t);
+    *nu_step = k / per_row;
+    *mu_begin = (k % per_row) * SEP_CHUNK_MU;
+    *mu_end = *mu_begin + SEP_CHUNK_MU < t->mu_steps ? *mu_begin + SEP_CHUNK_MU : t->mu_steps;
+}
+
+/* Merge chunk partial p (the next in order) into the running sum. */
+void sep_partial_merge(sep_partial *sum, const sep_partial *p, int n_streams);
+
+/* Integral of one area so far: chunks 0..next_chunk-1 merged. */
+typedef struct {
+    int next_chunk;
+    sep_partial sum;
 } sep_area_sums;
 
 typedef struct {

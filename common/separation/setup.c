@@ -214,6 +214,36 @@ double sep_r_points(const sep_model_consts *mc, const sep_setup *s, double r_pri
     return k;
 }
 
+/* Without --modfit a star's nodes are r' times a fixed factor each
+ * (mag_to_r(g' + sign dx) = r' 10^(sign dx / 5)) with fixed Gaussian
+ * weights, so the per-node pow and exp can be done once for all stars. */
+static void star_node_factors_init(const sep_model_consts *mc, sep_setup *s)
+{
+    s->star_factored = !(mc->model == SEP_MODEL_V146 && mc->modfit);
+    if (!s->star_factored)
+        return;
+    const double coeff = 1.0 / (SEP_STDEV * sqrt(2.0 * M_PI));
+    const double sign = mc->model == SEP_MODEL_V146 ? -1.0 : 1.0;
+    for (int c = 0; c < s->convolve; c++) {
+        s->star_ratio[c] = pow(10.0, sign * s->dx[c] / 5.0);
+        s->star_weight[c] = s->qgaus_w[c] * coeff *
+                            exp(-(s->dx[c] * s->dx[c]) / (2.0 * SEP_STDEV * SEP_STDEV));
+    }
+}
+
+double sep_star_r_points(const sep_model_consts *mc, const sep_setup *s, double r_prime,
+                         double *r_point, double *qw_r3_N)
+{
+    if (!s->star_factored)
+        return sep_r_points(mc, s, r_prime, r_point, qw_r3_N);
+    const double g_prime = 5.0 * (log10(r_prime * 1000.0) - 1.0) + SEP_ABS_MAG;
+    for (int c = 0; c < s->convolve; c++) {
+        r_point[c] = r_prime * s->star_ratio[c];
+        qw_r3_N[c] = s->star_weight[c] * cube(r_point[c]);
+    }
+    return reff_xr_rp3(mc, r_prime, g_prime);
+}
+
 static void area_tables_free(sep_area_tables *t)
 {
     free(t->irv);
@@ -276,6 +306,7 @@ orr_status sep_setup_init(const sep_params *p, const sep_model_consts *mc, sep_s
     sep_gauss_legendre(p->convolve, x, s->qgaus_w);
     for (int c = 0; c < p->convolve; c++)
         s->dx[c] = 3.0 * SEP_STDEV * x[c];
+    star_node_factors_init(mc, s);
     s->n_areas = p->n_areas;
     for (int a = 0; a < p->n_areas; a++) {
         orr_status st = area_tables_init(mc, s, &p->areas[a], &s->areas[a], err);

@@ -7,7 +7,7 @@
 #include "driver.h"
 #include "runtime/runtime.h"
 
-static orr_status open_stub_gpu(const orr_device_request *req, orr_backend *be, orr_error *err)
+static orr_status open_stub_gpu(const orr_backend_request *req, orr_backend *be, orr_error *err)
 {
     const orr_init_data *id = orr_runtime_init_data();
     (void)be;

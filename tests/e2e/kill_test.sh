@@ -24,16 +24,26 @@ trap 'kill -9 $(jobs -p) 2>/dev/null; rm -rf "$work"' EXIT
 
 fail() { echo "FAIL: $*"; echo "(seed $seed; folder kept: $work)"; trap - EXIT; exit 1; }
 
-params="$data/params_head/astronomy_parameters-11-small.txt.gz"
 stars="$data/stars/stars-11.txt.gz"
+work_params() { # small11 on a grid 16 times finer: long enough for a dozen kills
+    zcat "$data/params_head/astronomy_parameters-11-small.txt.gz" |
+        sed -e 's/^r\[min,max,steps\]: 16.0, 23.0, 140/r[min,max,steps]: 16.0, 23.0, 560/' \
+            -e 's/^mu\[min,max,steps\]: 150, 229, 160/mu[min,max,steps]: 150, 229, 320/' \
+            -e 's/^nu\[min,max,steps\]: -1.25, 1.25, 64/nu[min,max,steps]: -1.25, 1.25, 128/'
+}
 search=(0.571713 12.312119 -3.305187 148.010257 22.453902 0.42035 -0.468858 0.760579
         -1.361644 177.884238 23.882892 1.210639 -1.611974 8.534378 -1.361644 177.884238
         10.882892 1.210639 -1.611974 8.534378)
-run_args=(-a "$params" -s "$stars" -np 20 -p "${search[@]}")
+params="$work/params.txt"
+# Two threads whatever the machine, so the run's length (and the number of
+# kills it leaves room for) does not grow with the core count.
+run_args=(-a "$params" -s "$stars" --nthreads 2 -np 20 -p "${search[@]}")
 init_data='<app_init_data><checkpoint_period>1</checkpoint_period></app_init_data>'
 
 # A random duration in seconds, from $1 to $2 tenths of a second.
 random_delay() { local t=$(($1 + RANDOM % ($2 - $1 + 1))); echo "$((t / 10)).$((t % 10))"; }
+
+work_params >"$params"
 
 # ---- the uninterrupted reference ----
 mkdir "$work/reference" && cd "$work/reference" || fail "cannot make folders in $work"
@@ -46,7 +56,7 @@ grep '^<' stderr.txt >tags || fail "no tags from the uninterrupted run"
 mkdir "$work/other" && cd "$work/other" || exit 1
 echo "$init_data" >init_data.xml
 other=("${run_args[@]}")
-other[7]=0.6   # the first search value
+other[9]=0.6   # the first search value
 "$app" "${other[@]}" 2>stderr.txt &
 pid=$!
 for _ in $(seq 100); do [ -f separation_checkpoint ] && break; sleep 0.05; done
@@ -60,6 +70,7 @@ export ORRERY_TEST_CHECKPOINT_PAUSE_MS=300
 kills=0 in_write=0 lives=0
 while :; do
     lives=$((lives + 1))
+    touch life_started
     "$app" "${run_args[@]}" 2>>stderr.txt &
     pid=$!
     if [ $kills -ge $min_kills ]; then
@@ -67,13 +78,18 @@ while :; do
         break
     fi
     case $((kills % 3)) in
-    0) sleep "$(random_delay 1 25)" ;;          # anywhere, often before a checkpoint
-    1) for _ in $(seq 200); do                   # inside a checkpoint write
+    0) sleep "$(random_delay 1 10)" ;;          # anywhere, mostly before a checkpoint
+    1) for _ in $(seq 1000); do                  # inside a checkpoint write
            [ -f separation_checkpoint.tmp ] && break
            kill -0 $pid 2>/dev/null || break
            sleep 0.02
        done ;;
-    2) sleep "$(random_delay 10 30)" ;;         # after a checkpoint or two
+    2) for _ in $(seq 1000); do                  # right after this life's first checkpoint
+           [ separation_checkpoint -nt life_started ] && [ ! -f separation_checkpoint.tmp ] && break
+           kill -0 $pid 2>/dev/null || break
+           sleep 0.02
+       done
+       sleep "0.$((RANDOM % 10))" ;;
     esac
     writing=0; [ -f separation_checkpoint.tmp ] && writing=1
     if ! kill -9 $pid 2>/dev/null; then

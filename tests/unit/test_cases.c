@@ -3,7 +3,9 @@
  * a fresh directory, and compared tag by tag with the published values.
  * Error cases must fail with a message and a non-zero exit and leave no
  * result file behind. The runs go two at a time (ORR_TEST_JOBS) since the
- * suite runs on small machines. */
+ * suite runs on small machines. With ORR_CPU_PATHS ("scalar avx2 ...") the
+ * whole suite runs once per CPU kernel path (--cpu-path), one CUnit suite
+ * each; a path this CPU cannot run is reported and skipped. */
 #include <CUnit/Basic.h>
 #include <errno.h>
 #include <math.h>
@@ -49,6 +51,7 @@ static test_case cases[MAX_CASES];
 static int n_cases;
 static const char *app;
 static const char *datadir;
+static const char *cpu_path;   /* --cpu-path of the suite running, or NULL */
 
 static char *read_all(const char *path)
 {
@@ -134,9 +137,14 @@ static pid_t start_case(test_case *c)
         /* -t too: an error case must leave no results.txt behind. */
         char *argv[MAX_ARGS + 1];
         int n = 0;
+        char path_arg[64];
         for (int i = 0; i < c->argc; i++)
             argv[n++] = c->argv[i];
         argv[n++] = "-t";
+        if (cpu_path) {
+            snprintf(path_arg, sizeof path_arg, "--cpu-path=%s", cpu_path);
+            argv[n++] = path_arg;
+        }
         argv[n] = NULL;
         execv(app, argv);
         _exit(127);
@@ -182,18 +190,29 @@ static int run_all(void)
     return 0;
 }
 
-static int suite_init(void)
+#define MAX_PATHS 8
+static char *paths[MAX_PATHS];
+static int n_paths;
+static int path_skipped;
+
+static int run_suite(int path)
 {
-    app = getenv("ORR_APP");
-    datadir = getenv("ORR_DATA");
-    if (!app || !datadir) {
-        fprintf(stderr, "ORR_APP and ORR_DATA must be set (make check does this)\n");
-        return -1;
+    cpu_path = paths[path];
+    path_skipped = 0;
+    for (int i = 0; i < n_cases; i++) {
+        free(cases[i].output);
+        cases[i].output = NULL;
     }
-    if (load_cases() != 0 || n_cases == 0)
-        return -1;
     return run_all();
 }
+
+#define SUITE_INIT_FN(i) static int suite_init_##i(void) { return run_suite(i); }
+SUITE_INIT_FN(0) SUITE_INIT_FN(1) SUITE_INIT_FN(2) SUITE_INIT_FN(3)
+SUITE_INIT_FN(4) SUITE_INIT_FN(5) SUITE_INIT_FN(6) SUITE_INIT_FN(7)
+static int (*const suite_inits[MAX_PATHS])(void) = {
+    suite_init_0, suite_init_1, suite_init_2, suite_init_3,
+    suite_init_4, suite_init_5, suite_init_6, suite_init_7,
+};
 
 /* Values between <TAGk> and </TAGk>. */
 static int find_tag(const char *out, const char *tag, int member, double *v, int max)
@@ -231,6 +250,11 @@ static void check_case(void)
 {
     const test_case *c = current;
     CU_ASSERT_PTR_NOT_NULL_FATAL(c->output);
+    if (cpu_path && c->exit_code == 69 && strstr(c->output, "this CPU cannot run it")) {
+        if (!path_skipped++)
+            printf("\n  skipped: this CPU cannot run the %s path", cpu_path);
+        return;
+    }
     if (c->expect_error) {
         char results[300];
         snprintf(results, sizeof results, "%s/results.txt", c->dir);
@@ -291,13 +315,19 @@ int main(void)
         fprintf(stderr, "cannot load the cases (ORR_APP, ORR_DATA)\n");
         return 1;
     }
-    int loaded = n_cases;
-    n_cases = 0;
-    CU_pSuite suite = CU_add_suite("separation reference cases (expected.json)", suite_init, NULL);
-    for (int i = 0; i < loaded && i < (int)(sizeof case_fns / sizeof case_fns[0]); i++) {
-        char name[96];
-        snprintf(name, sizeof name, "%s", cases[i].id);
-        CU_add_test(suite, strdup(name), case_fns[i]);
+    const char *list = getenv("ORR_CPU_PATHS");
+    char *copy = strdup(list ? list : "");
+    for (char *tok = strtok(copy, " "); tok && n_paths < MAX_PATHS; tok = strtok(NULL, " "))
+        paths[n_paths++] = tok;
+    if (n_paths == 0)
+        paths[n_paths++] = NULL;   /* the app's default path */
+    for (int p = 0; p < n_paths; p++) {
+        char suite_name[128];
+        snprintf(suite_name, sizeof suite_name, "separation reference cases (expected.json)%s%s%s",
+                 paths[p] ? ", --cpu-path=" : "", paths[p] ? paths[p] : "", "");
+        CU_pSuite suite = CU_add_suite(strdup(suite_name), suite_inits[p], NULL);
+        for (int i = 0; i < n_cases && i < (int)(sizeof case_fns / sizeof case_fns[0]); i++)
+            CU_add_test(suite, strdup(cases[i].id), case_fns[i]);
     }
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();

@@ -1,0 +1,21 @@
+/* A small fixed pool of worker threads for the CPU backend. run() hands out
+ * task indices 0..n-1 to the workers and the calling thread, and returns
+ * when all are done. Which thread runs a task is unspecified, so a task must
+ * write only its own output: results then do not depend on the thread
+ * count. Workers block SIGALRM (BOINC's timer signal belongs to the main
+ * thread) and pause between tasks while the client has the task suspended. */
+#ifndef ORRERY_CPU_THREADS_H
+#define ORRERY_CPU_THREADS_H
+
+#include "orrery.h"
+
+typedef struct orr_pool orr_pool;
+typedef void (*orr_pool_task)(void *ctx, int task);
+
+/* threads: total, including the caller (1 = no workers). */
+orr_status orr_pool_create(int threads, orr_pool **out, orr_error *err);
+int orr_pool_threads(const orr_pool *p);
+void orr_pool_run(orr_pool *p, int n_tasks, orr_pool_task fn, void *ctx);
+void orr_pool_destroy(orr_pool *p);
+
+#endif
