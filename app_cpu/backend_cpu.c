@@ -249,6 +249,8 @@ orr_status orr_open_cpu_backend(const orr_backend_request *req, orr_backend *be,
     be->variant = path->name;
     be->ctx = c;
     be->close = cpu_close;
+    /* A few chunks per thread: the batch's last chunks leave little idle. */
+    be->min_batch = 4 * orr_pool_threads(c->pool);
     be->sep_integral_chunks = cpu_integral_chunks;
     be->sep_star_probs = cpu_star_probs;
     orr_log("CPU backend: %s kernels, %d thread%s", path->name, orr_pool_threads(c->pool),

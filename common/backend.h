@@ -16,6 +16,8 @@ struct orr_backend {
                                  checkpoint identity, not of the report */
     void *ctx;                /* backend state (device handles ...) */
     void (*close)(orr_backend *be);   /* release ctx; NULL when nothing to do */
+    int min_batch;            /* chunks per call that keep every thread or SM
+                                 busy (0: 1); the kind never sends fewer */
 
     /* Separation integral: the partial sums of chunks first..first+count-1
      * of one area (SEP_CHUNK_MU), each summed from zero, into out[0..count). */

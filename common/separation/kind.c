@@ -58,6 +58,7 @@ typedef struct {
     char results_path[4096];
     uint64_t identity;        /* work unit identity for the checkpoint */
     int batch;                /* chunks per backend call */
+    int min_batch;
     sep_partial *partials;    /* [SEP_MAX_BATCH] */
     char checkpoint_path[4096];
 } sep_job;
@@ -329,9 +330,9 @@ static orr_status integrate_member(sep_job *job, sep_run_state *st, const sep_mo
             }
             sum->next_chunk += count;
             double spent = seconds_now() - t0;
-            if (spent < BATCH_SECONDS / 2 && job->batch < SEP_MAX_BATCH)
+            if (spent < BATCH_SECONDS / 2 && job->batch * 2 <= SEP_MAX_BATCH)
                 job->batch *= 2;
-            else if (spent > BATCH_SECONDS * 2 && job->batch > 1)
+            else if (spent > BATCH_SECONDS * 2 && job->batch / 2 >= job->min_batch)
                 job->batch /= 2;
 
             if (orr_runtime_time_to_checkpoint()) {
@@ -452,7 +453,8 @@ orr_status sep_run(const sep_run_options *opt, orr_backend *be, orr_error *err)
     memset(&job, 0, sizeof job);
     job.opt = opt;
     job.be = be;
-    job.batch = 1;
+    job.min_batch = be->min_batch < 1 ? 1 : be->min_batch > SEP_MAX_BATCH ? SEP_MAX_BATCH : be->min_batch;
+    job.batch = job.min_batch;
     orr_runtime_resolve(CHECKPOINT_FILE, job.checkpoint_path, sizeof job.checkpoint_path);
 
     sep_run_state *st = NULL;
