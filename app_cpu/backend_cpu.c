@@ -5,7 +5,6 @@
  * same way, so threads help it too and it stays the baseline to compare. */
 #include "cpu_backend.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -169,8 +168,9 @@ static void star_task(void *arg, int block)
             r_point[k] = r_point[n - 1];
             qw[k] = 0.0;
         }
-        const double lr = sep_d2r(j->stars->l[i]), br = sep_d2r(j->stars->b[i]);
-        double bgs = kern->node_sums(j->mc, sin(lr), cos(lr), sin(br), cos(br), r_point, qw, cpad, st);
+        sep_direction d;
+        sep_direction_of_lb(j->stars->l[i], j->stars->b[i], &d);
+        double bgs = kern->node_sums(j->mc, &d, r_point, qw, cpad, st);
         j->bg_prob[i] = bgs * K;
         for (int s = 0; s < ns; s++)
             j->st_prob[(size_t)i * ns + s] = st[s] * K;

@@ -70,9 +70,10 @@ static enum bg_kind bg_kind_of(const sep_model_consts *mc)
 /* Node sums of one direction. bgk and ns are compile-time constants in
  * each specialisation below, so the branches and the stream loop vanish. */
 VEC_INLINE double sums_body(const sep_model_consts *mc, const enum bg_kind bgk, const int ns,
-                            double lsin, double lcos, double bsin, double bcos,
-                            const double *r_point, const double *qw_r3_N, int cpad, double *st_out)
+                            const sep_direction *d, const double *r_point, const double *qw_r3_N,
+                            int cpad, double *st_out)
 {
+    const double lsin = d->lsin, lcos = d->lcos, bsin = d->bsin, bcos = d->bcos;
     vd bg = vd_set1(0.0);
     vd st[SEP_MAX_STREAMS];
     double neg_inv[SEP_MAX_STREAMS];
@@ -119,16 +120,16 @@ VEC_INLINE double sums_body(const sep_model_consts *mc, const enum bg_kind bgk, 
 
 #define SUMS_FOR(BGK)                                                                          \
     switch (mc->n_streams) {                                                                   \
-    case 0: return sums_body(mc, BGK, 0, lsin, lcos, bsin, bcos, rp, qw, cpad, st);            \
-    case 1: return sums_body(mc, BGK, 1, lsin, lcos, bsin, bcos, rp, qw, cpad, st);            \
-    case 2: return sums_body(mc, BGK, 2, lsin, lcos, bsin, bcos, rp, qw, cpad, st);            \
-    case 3: return sums_body(mc, BGK, 3, lsin, lcos, bsin, bcos, rp, qw, cpad, st);            \
-    case 4: return sums_body(mc, BGK, 4, lsin, lcos, bsin, bcos, rp, qw, cpad, st);            \
-    default: return sums_body(mc, BGK, mc->n_streams, lsin, lcos, bsin, bcos, rp, qw, cpad, st); \
+    case 0: return sums_body(mc, BGK, 0, d, rp, qw, cpad, st);            \
+    case 1: return sums_body(mc, BGK, 1, d, rp, qw, cpad, st);            \
+    case 2: return sums_body(mc, BGK, 2, d, rp, qw, cpad, st);            \
+    case 3: return sums_body(mc, BGK, 3, d, rp, qw, cpad, st);            \
+    case 4: return sums_body(mc, BGK, 4, d, rp, qw, cpad, st);            \
+    default: return sums_body(mc, BGK, mc->n_streams, d, rp, qw, cpad, st); \
     }
 
-static double node_sums(const sep_model_consts *mc, double lsin, double lcos, double bsin,
-                        double bcos, const double *rp, const double *qw, int cpad, double *st)
+static double node_sums(const sep_model_consts *mc, const sep_direction *d, const double *rp,
+                        const double *qw, int cpad, double *st)
 {
     switch (bg_kind_of(mc)) {
     case BG_HERNQUIST: SUMS_FOR(BG_HERNQUIST)
@@ -145,23 +146,17 @@ static void integral_chunk(const sep_simd_tables *tb, int area, int nu_step, int
     const sep_model_consts *mc = tb->mc;
     const sep_area_tables *t = &tb->setup->areas[area];
     const double id = t->id[nu_step];
+    const int cpad = tb->cpad;
     double st_cell[SEP_MAX_STREAMS];
 
     memset(p, 0, sizeof *p);
     for (int k = mu_begin; k < mu_end; k++) {
-        double mu = t->mu_min + (k + 0.5) * t->mu_step;
-        double l, b;
-        sep_gc_to_lb(mc->wedge, mu, t->nu[nu_step], &l, &b);
-        const double lr = sep_d2r(l), br = sep_d2r(b);
-        const double lsin = sin(lr), lcos = cos(lr), bsin = sin(br), bcos = cos(br);
+        sep_direction d;
+        sep_column_direction(mc, t, nu_step, k, &d);
         for (int i = 0; i < t->r_steps; i++) {
-            const double V = id * t->irv[i];
-            const double K = t->reff_xr_rp3[i];
-            double bgs = node_sums(mc, lsin, lcos, bsin, bcos, tb->r_point[area] + (size_t)i * tb->cpad,
-                                   tb->qw[area] + (size_t)i * tb->cpad, tb->cpad, st_cell);
-            orr_kahan_add(&p->bg, V * (bgs * K));
-            for (int j = 0; j < mc->n_streams; j++)
-                orr_kahan_add(&p->st[j], st_cell[j] * (V * K));
+            double bgs = node_sums(mc, &d, tb->r_point[area] + (size_t)i * cpad,
+                                   tb->qw[area] + (size_t)i * cpad, cpad, st_cell);
+            sep_partial_add_cell(p, id * t->irv[i], t->reff_xr_rp3[i], bgs, st_cell, mc->n_streams);
         }
     }
 }

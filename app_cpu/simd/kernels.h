@@ -25,9 +25,8 @@ typedef struct {
                            int mu_end, sep_partial *out);
     /* One direction's node sums without K (a star's probabilities): the
      * background sum is returned, the streams' go to st. */
-    double (*node_sums)(const sep_model_consts *mc, double lsin, double lcos, double bsin,
-                        double bcos, const double *r_point, const double *qw, int cpad,
-                        double *st);
+    double (*node_sums)(const sep_model_consts *mc, const sep_direction *d, const double *r_point,
+                        const double *qw, int cpad, double *st);
     /* The kernels' exp, exposed for its accuracy test. */
     void (*exp)(const double *x, double *y, int n);
 } sep_simd_kernels;

@@ -30,10 +30,10 @@ double sep_bg_node(const sep_model_consts *mc, double x, double y, double z, dou
 
 /* Sum over the convolution nodes for one direction: returns the background
  * sum and fills st[s], both without the K factor. */
-static double node_sums(const sep_model_consts *mc, double lsin, double lcos, double bsin,
-                        double bcos, const double *r_point, const double *qw_r3_N, int n,
-                        double *st)
+static double node_sums(const sep_model_consts *mc, const sep_direction *d, const double *r_point,
+                        const double *qw_r3_N, int n, double *st)
 {
+    const double lsin = d->lsin, lcos = d->lcos, bsin = d->bsin, bcos = d->bcos;
     double bg = 0.0;
     for (int s = 0; s < mc->n_streams; s++)
         st[s] = 0.0;
@@ -70,19 +70,12 @@ static void ref_integral_columns(const sep_model_consts *mc, const sep_setup *s,
     double st_cell[SEP_MAX_STREAMS];
 
     for (int k = mu_begin; k < mu_end; k++) {
-        double mu = t->mu_min + (k + 0.5) * t->mu_step;
-        double l, b;
-        sep_gc_to_lb(mc->wedge, mu, t->nu[nu_step], &l, &b);
-        const double lr = sep_d2r(l), br = sep_d2r(b);
-        const double lsin = sin(lr), lcos = cos(lr), bsin = sin(br), bcos = cos(br);
+        sep_direction d;
+        sep_column_direction(mc, t, nu_step, k, &d);
         for (int i = 0; i < t->r_steps; i++) {
-            const double V = id * t->irv[i];
-            const double K = t->reff_xr_rp3[i];
-            double bgs = node_sums(mc, lsin, lcos, bsin, bcos, &t->r_point[(size_t)i * n],
-                                   &t->qw_r3_N[(size_t)i * n], n, st_cell);
-            orr_kahan_add(&p->bg, V * (bgs * K));
-            for (int j = 0; j < mc->n_streams; j++)
-                orr_kahan_add(&p->st[j], st_cell[j] * (V * K));
+            double bgs = node_sums(mc, &d, &t->r_point[(size_t)i * n], &t->qw_r3_N[(size_t)i * n],
+                                   n, st_cell);
+            sep_partial_add_cell(p, id * t->irv[i], t->reff_xr_rp3[i], bgs, st_cell, mc->n_streams);
         }
     }
 }
@@ -112,8 +105,9 @@ static orr_status ref_star_probs(orr_backend *be, const sep_model_consts *mc, co
     const int ns = mc->n_streams;
     for (int i = begin; i < end; i++) {
         const double K = sep_r_points(mc, s, stars->r[i], r_point, qw);
-        const double lr = sep_d2r(stars->l[i]), br = sep_d2r(stars->b[i]);
-        double bgs = node_sums(mc, sin(lr), cos(lr), sin(br), cos(br), r_point, qw, s->convolve, st);
+        sep_direction d;
+        sep_direction_of_lb(stars->l[i], stars->b[i], &d);
+        double bgs = node_sums(mc, &d, r_point, qw, s->convolve, st);
         bg_prob[i] = bgs * K;
         for (int j = 0; j < ns; j++)
             st_prob[(size_t)i * ns + j] = st[j] * K;

@@ -205,6 +205,18 @@ double sep_star_r_points(const sep_model_consts *mc, const sep_setup *s, double 
 /* Stripe coordinates (mu, nu, degrees) of wedge -> galactic l, b (degrees). */
 void sep_gc_to_lb(int wedge, double mu, double nu, double *l, double *b);
 
+/* A line of sight: sines and cosines of galactic l and b. */
+typedef struct {
+    double lsin, lcos, bsin, bcos;
+} sep_direction;
+
+/* Of galactic (l, b) in degrees (a star), and of the centre of grid column
+ * (nu_step, mu_step) of an area: every backend takes its directions from
+ * here so they all integrate the same grid. */
+void sep_direction_of_lb(double l, double b, sep_direction *d);
+void sep_column_direction(const sep_model_consts *mc, const sep_area_tables *t, int nu_step,
+                          int mu_step, sep_direction *d);
+
 /* ---- evaluation ---- */
 
 /* The integral is cut into chunks of SEP_CHUNK_MU mu columns of one nu row
@@ -242,6 +254,16 @@ static inline void sep_chunk_cells(const sep_area_tables *t, int k, int *nu_step
 
 /* Merge chunk partial p (the next in order) into the running sum. */
 void sep_partial_merge(sep_partial *sum, const sep_partial *p, int n_streams);
+
+/* One cell's contribution to a chunk's sums: the node sums (without K)
+ * times the cell volume V and K, in the reference's order. */
+static inline void sep_partial_add_cell(sep_partial *p, double V, double K, double bg_nodes,
+                                        const double *st_nodes, int n_streams)
+{
+    orr_kahan_add(&p->bg, V * (bg_nodes * K));
+    for (int j = 0; j < n_streams; j++)
+        orr_kahan_add(&p->st[j], st_nodes[j] * (V * K));
+}
 
 /* Integral of one area so far: chunks 0..next_chunk-1 merged. */
 typedef struct {

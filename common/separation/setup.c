@@ -150,6 +150,23 @@ orr_status sep_model_consts_init(const sep_params *p, const sep_model_options *o
     return ORR_OK;
 }
 
+void sep_direction_of_lb(double l, double b, sep_direction *d)
+{
+    const double lr = sep_d2r(l), br = sep_d2r(b);
+    d->lsin = sin(lr);
+    d->lcos = cos(lr);
+    d->bsin = sin(br);
+    d->bcos = cos(br);
+}
+
+void sep_column_direction(const sep_model_consts *mc, const sep_area_tables *t, int nu_step,
+                          int mu_step, sep_direction *d)
+{
+    double l, b;
+    sep_gc_to_lb(mc->wedge, t->mu_min + (mu_step + 0.5) * t->mu_step, t->nu[nu_step], &l, &b);
+    sep_direction_of_lb(l, b, d);
+}
+
 /* Detection efficiency (SDSS falloff sigmoid) over r'^3, times xr. */
 static double reff_xr_rp3(const sep_model_consts *mc, double r_prime, double g_prime)
 {
