@@ -1,9 +1,9 @@
-/* The CUDA app. Until its kernels land it runs the shared CPU reference so
- * the binary, its build and its command line exist and stay tested. */
+/* The CUDA app: the driver with the CUDA backend. */
+#include "cuda_backend.h"
 #include "driver.h"
 
 int main(int argc, char **argv)
 {
-    static const orr_app_info app = {"orrery_cuda", 1, orr_open_reference_backend};
+    static const orr_app_info app = {"orrery_cuda", 1, orr_open_cuda_backend};
     return orr_main(argc, argv, &app);
 }

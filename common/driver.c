@@ -17,7 +17,7 @@
 enum opt_id {
     OPT_PARAMS, OPT_STARS, OPT_MEMBERSHIP, OPT_IGNORE_CKPT, OPT_CLEANUP_CKPT, OPT_RESULTS,
     OPT_MODFIT, OPT_NEWBG, OPT_MODEL, OPT_DEVICE, OPT_PLATFORM, OPT_NP, OPT_P, OPT_HELP,
-    OPT_VERSION, OPT_NO_PROGRESS, OPT_NTHREADS, OPT_CPU_PATH
+    OPT_VERSION, OPT_NO_PROGRESS, OPT_NTHREADS, OPT_CPU_PATH, OPT_CHECKPOINT_PERIOD
 };
 
 typedef struct {
@@ -40,6 +40,8 @@ static const opt_spec options[] = {
     {"-c", "--cleanup-checkpoint", NULL, NULL, OPT_CLEANUP_CKPT, "remove the checkpoint file on success"},
     {NULL, "--no-progress", NULL, NULL, OPT_NO_PROGRESS,
      "no progress line on the terminal (it is shown only when run by hand)"},
+    {NULL, "--checkpoint-period", NULL, "SECONDS", OPT_CHECKPOINT_PERIOD,
+     "run by hand: checkpoint every SECONDS (default 300; under BOINC the volunteer's setting)"},
     {"-t", "--results-file", NULL, NULL, OPT_RESULTS, "also write the result tags to results.txt"},
     {"-f", "--modfit", NULL, NULL, OPT_MODFIT, "v146: asymmetric magnitude Gaussian (Newby 2011)"},
     {"-y", "--newbg", NULL, NULL, OPT_NEWBG, "v146: broken power-law background"},
@@ -126,6 +128,7 @@ typedef struct {
     double *search;
     int help, version;
     int no_progress;
+    int checkpoint_period;
     orr_backend_request request;
 } cli;
 
@@ -189,6 +192,9 @@ static orr_status parse_cli(int argc, char **argv, cli *c, orr_error *err)
         case OPT_DEVICE: s = parse_int_arg(arg, value, 0, 1023, &c->request.device, err); break;
         case OPT_PLATFORM: s = parse_int_arg(arg, value, 0, 1023, &c->request.platform, err); break;
         case OPT_NO_PROGRESS: c->no_progress = 1; break;
+        case OPT_CHECKPOINT_PERIOD:
+            s = parse_int_arg(arg, value, 1, 86400, &c->checkpoint_period, err);
+            break;
         case OPT_NTHREADS: s = parse_int_arg(arg, value, 1, 1024, &c->request.nthreads, err); break;
         case OPT_CPU_PATH: c->request.cpu_path = value; break;
         case OPT_NP: s = parse_int_arg(arg, value, 0, SEP_MAX_SEARCH_PARAMS, &c->sep.np, err); break;
@@ -248,6 +254,7 @@ int orr_main(int argc, char **argv, const orr_app_info *app)
 
     orr_runtime_show_progress(!c.no_progress);
     s = orr_runtime_init(app->gpu_app, &err);
+    orr_runtime_set_checkpoint_period(c.checkpoint_period);
     orr_backend backend;
     memset(&backend, 0, sizeof backend);
     if (s == ORR_OK)

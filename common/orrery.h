@@ -8,6 +8,13 @@
 
 #define ORR_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
+/* Marks the small inline functions the CUDA kernels share with the C code. */
+#ifdef __CUDACC__
+#define ORR_HD __host__ __device__
+#else
+#define ORR_HD
+#endif
+
 /* Diagnostics for a person reading the log. Result tags are not written
  * with these: reports write their own exact format. */
 void orr_log(const char *fmt, ...)
@@ -29,7 +36,7 @@ typedef struct {
     double corr;
 } orr_kahan;
 
-static inline void orr_kahan_add(orr_kahan *k, double item)
+static inline ORR_HD void orr_kahan_add(orr_kahan *k, double item)
 {
     double y = item - k->corr;
     double t = k->sum + y;
@@ -38,7 +45,7 @@ static inline void orr_kahan_add(orr_kahan *k, double item)
 }
 
 /* Merge partial sum a into b (b is the later part of the sequence). */
-static inline orr_kahan orr_kahan_merge(orr_kahan a, orr_kahan b)
+static inline ORR_HD orr_kahan orr_kahan_merge(orr_kahan a, orr_kahan b)
 {
     orr_kahan r;
     double c = a.sum + (a.corr + b.corr);

@@ -11,6 +11,7 @@
 #include <math.h>
 
 #include "kernels.h"
+#include "separation/nodes.h"
 #include "vec.h"
 
 #define CAT2(a, b) a##_##b

@@ -21,6 +21,7 @@ static int using_boinc;
 #endif
 static double last_checkpoint;
 static int critical_depth;
+static int own_checkpoint_clock;   /* standalone with --checkpoint-period */
 
 /* Progress: what was last reported, and the terminal line's state. */
 static double progress_fraction;
@@ -134,10 +135,18 @@ void orr_runtime_progress_end(void)
         orr_log_status_line(NULL);
 }
 
+void orr_runtime_set_checkpoint_period(double seconds)
+{
+    if (!init_data.standalone || !(seconds > 0))
+        return;
+    init_data.checkpoint_period = seconds;
+    own_checkpoint_clock = 1;
+}
+
 int orr_runtime_time_to_checkpoint(void)
 {
 #if HAVE_BOINC
-    if (using_boinc)
+    if (using_boinc && !own_checkpoint_clock)
         return orr_boinc_time_to_checkpoint();
 #endif
     return now_seconds() - last_checkpoint >= init_data.checkpoint_period;
@@ -146,9 +155,8 @@ int orr_runtime_time_to_checkpoint(void)
 void orr_runtime_checkpoint_done(void)
 {
     last_checkpoint = now_seconds();
-    progress_start = last_checkpoint;
 #if HAVE_BOINC
-    if (using_boinc)
+    if (using_boinc && !own_checkpoint_clock)
         orr_boinc_checkpoint_completed();
 #endif
 }

@@ -38,6 +38,9 @@ void orr_runtime_show_progress(int on);
 void orr_runtime_progress_end(void);
 
 int orr_runtime_time_to_checkpoint(void);
+/* Run by hand, checkpoint every `seconds` (the command line's choice);
+ * under a client the volunteer's setting stays in charge. */
+void orr_runtime_set_checkpoint_period(double seconds);
 void orr_runtime_checkpoint_done(void);
 void orr_runtime_begin_critical(void);
 void orr_runtime_end_critical(void);

@@ -192,10 +192,6 @@ void sep_setup_free(sep_setup *s);
 double sep_r_points(const sep_model_consts *mc, const sep_setup *s, double r_prime,
                     double *r_point, double *qw_r3_N);
 
-/* Background density term of one node at galactocentric (x, y, z), rg the
- * flattened radius, times the node weight qw (the reference formulas; SIMD
- * paths use it for the lanes of models they do not vectorise). */
-double sep_bg_node(const sep_model_consts *mc, double x, double y, double z, double rg, double qw);
 
 /* The same for a star, faster: without --modfit the per-node pow and exp
  * come from tables made once (equal to sep_r_points up to rounding). */
@@ -257,7 +253,7 @@ void sep_partial_merge(sep_partial *sum, const sep_partial *p, int n_streams);
 
 /* One cell's contribution to a chunk's sums: the node sums (without K)
  * times the cell volume V and K, in the reference's order. */
-static inline void sep_partial_add_cell(sep_partial *p, double V, double K, double bg_nodes,
+static inline ORR_HD void sep_partial_add_cell(sep_partial *p, double V, double K, double bg_nodes,
                                         const double *st_nodes, int n_streams)
 {
     orr_kahan_add(&p->bg, V * (bg_nodes * K));

@@ -1,0 +1,358 @@
+/* CUDA backend, host side: device choice, tables on the device, launches
+ * sized to a target duration, and every CUDA return code checked. A CUDA
+ * failure is ORR_ERR_DEVICE, which the driver turns into BOINC's temporary
+ * exit; results from a failed computation are never used.
+ *
+ * The host thread sleeps while kernels run (cudaDeviceScheduleBlockingSync),
+ * and each launch with its read-back sits in a critical section so a quit
+ * or suspend lands between launches. */
+#include "cuda_backend.h"
+
+#include <cuda_runtime_api.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "kernels.h"
+#include "runtime/runtime.h"
+
+#define STAR_CAPACITY 4096            /* the kind sends stars in chunks of 4096 */
+#define MAX_LAUNCH_CHUNKS 65535
+
+typedef struct {
+    int device;
+    const sep_setup *tables_for;
+    orr_cuda_area areas[SEP_MAX_AREAS];
+    void *allocations[SEP_MAX_AREAS * 6];
+    int n_allocations;
+    sep_partial *d_out;
+    int out_capacity;
+    /* stars */
+    sep_direction *d_dirs;
+    double *d_rp, *d_qw, *d_bg, *d_st;
+    sep_direction *h_dirs;
+    double *h_rp, *h_qw, *h_k, *h_bg, *h_st;
+    /* launch sizing */
+    double target_s;                  /* seconds per launch */
+    int launch_chunks;
+} cuda_ctx;
+
+static orr_status cuda_fail(orr_error *err, cudaError_t e, const char *what)
+{
+    return orr_fail(err, ORR_ERR_DEVICE, "CUDA: %s: %s (%s)", what, cudaGetErrorString(e),
+                    cudaGetErrorName(e));
+}
+
+#define CUDA_TRY(call, what)                                                                  \
+    do {                                                                                      \
+        cudaError_t e_ = (call);                                                              \
+        if (e_ != cudaSuccess)                                                                \
+            return cuda_fail(err, e_, what);                                                  \
+    } while (0)
+
+static double seconds_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void free_tables(cuda_ctx *c)
+{
+    for (int i = 0; i < c->n_allocations; i++)
+        cudaFree(c->allocations[i]);
+    c->n_allocations = 0;
+    c->tables_for = NULL;
+}
+
+static orr_status upload(cuda_ctx *c, const void *host, size_t bytes, const void **dev,
+                         orr_error *err)
+{
+    void *p;
+    CUDA_TRY(cudaMalloc(&p, bytes), "allocating the grid tables");
+    c->allocations[c->n_allocations++] = p;
+    CUDA_TRY(cudaMemcpy(p, host, bytes, cudaMemcpyHostToDevice), "copying the grid tables");
+    *dev = p;
+    return ORR_OK;
+}
+
+/* The grid's tables and every column's direction, once per setup. The
+ * directions come from sep_column_direction, as on the CPU. */
+static orr_status prepare_tables(cuda_ctx *c, const sep_model_consts *mc, const sep_setup *s,
+                                 orr_error *err)
+{
+    if (c->tables_for == s)
+        return ORR_OK;
+    free_tables(c);
+    for (int a = 0; a < s->n_areas; a++) {
+        const sep_area_tables *t = &s->areas[a];
+        orr_cuda_area *g = &c->areas[a];
+        const size_t nodes = (size_t)t->r_steps * s->convolve;
+        const size_t columns = (size_t)t->nu_steps * t->mu_steps;
+        sep_direction *dirs = malloc(columns * sizeof *dirs);
+        if (!dirs)
+            return orr_fail(err, ORR_ERR_NOMEM, "out of memory for the grid directions");
+        for (int nu = 0; nu < t->nu_steps; nu++)
+            for (int mu = 0; mu < t->mu_steps; mu++)
+                sep_column_direction(mc, t, nu, mu, &dirs[(size_t)nu * t->mu_steps + mu]);
+        g->r_steps = t->r_steps;
+        g->mu_steps = t->mu_steps;
+        g->nu_steps = t->nu_steps;
+        g->convolve = s->convolve;
+        orr_status st = upload(c, dirs, columns * sizeof *dirs, (const void **)&g->dirs, err);
+        free(dirs);
+        if (st == ORR_OK)
+            st = upload(c, t->r_point, nodes * sizeof(double), (const void **)&g->r_point, err);
+        if (st == ORR_OK)
+            st = upload(c, t->qw_r3_N, nodes * sizeof(double), (const void **)&g->qw_r3_N, err);
+        if (st == ORR_OK)
+            st = upload(c, t->irv, t->r_steps * sizeof(double), (const void **)&g->irv, err);
+        if (st == ORR_OK)
+            st = upload(c, t->reff_xr_rp3, t->r_steps * sizeof(double),
+                        (const void **)&g->reff_xr_rp3, err);
+        if (st == ORR_OK)
+            st = upload(c, t->id, t->nu_steps * sizeof(double), (const void **)&g->id, err);
+        if (st != ORR_OK) {
+            free_tables(c);
+            return st;
+        }
+    }
+    c->tables_for = s;
+    return ORR_OK;
+}
+
+static orr_status ensure_out(cuda_ctx *c, int count, orr_error *err)
+{
+    if (count <= c->out_capacity)
+        return ORR_OK;
+    cudaFree(c->d_out);
+    c->d_out = NULL;
+    c->out_capacity = 0;
+    CUDA_TRY(cudaMalloc((void **)&c->d_out, (size_t)count * sizeof(sep_partial)),
+             "allocating the partial sums");
+    c->out_capacity = count;
+    return ORR_OK;
+}
+
+/* One launch and its read-back, as a unit the client cannot split. */
+static orr_status launch_chunks(cuda_ctx *c, int area, int n_streams, int first, int count,
+                                sep_partial *out, orr_error *err)
+{
+    orr_runtime_begin_critical();
+    int e = orr_cuda_integral_chunks(&c->areas[area], n_streams, first, count, c->d_out);
+    cudaError_t sync = e ? (cudaError_t)e : cudaDeviceSynchronize();
+    if (sync == cudaSuccess)
+        sync = cudaMemcpy(out, c->d_out, (size_t)count * sizeof *out, cudaMemcpyDeviceToHost);
+    orr_runtime_end_critical();
+    if (sync != cudaSuccess)
+        return cuda_fail(err, sync, e ? "launching the integral kernel" : "running the integral kernel");
+    return ORR_OK;
+}
+
+static orr_status cuda_integral_chunks(orr_backend *be, const sep_model_consts *mc,
+                                       const sep_setup *s, int area, int first, int count,
+                                       sep_partial *out, orr_error *err)
+{
+    cuda_ctx *c = be->ctx;
+    orr_status st = prepare_tables(c, mc, s, err);
+    if (st != ORR_OK)
+        return st;
+    int e = orr_cuda_set_model(mc);
+    if (e)
+        return cuda_fail(err, (cudaError_t)e, "copying the model constants");
+    st = ensure_out(c, count < MAX_LAUNCH_CHUNKS ? count : MAX_LAUNCH_CHUNKS, err);
+    /* Launches of about target_s each: the desktop stays responsive. */
+    for (int done = 0; st == ORR_OK && done < count;) {
+        int n = count - done < c->launch_chunks ? count - done : c->launch_chunks;
+        double t0 = seconds_now();
+        st = launch_chunks(c, area, mc->n_streams, first + done, n, out + done, err);
+        double spent = seconds_now() - t0;
+        done += n;
+        if (spent < c->target_s / 2 && c->launch_chunks * 2 <= c->out_capacity)
+            c->launch_chunks *= 2;
+        else if (spent > c->target_s * 2 && c->launch_chunks > 1)
+            c->launch_chunks /= 2;
+        if (st == ORR_OK && done < count && orr_runtime_quit_requested())
+            return ORR_QUIT;
+    }
+    return st;
+}
+
+static orr_status cuda_star_probs(orr_backend *be, const sep_model_consts *mc, const sep_setup *s,
+                                  const sep_stars *stars, int begin, int end, double *bg_prob,
+                                  double *st_prob, orr_error *err)
+{
+    cuda_ctx *c = be->ctx;
+    const int n = end - begin, cv = s->convolve, ns = mc->n_streams;
+    if (n > STAR_CAPACITY)
+        return orr_fail(err, ORR_ERR_INTERNAL, "CUDA: %d stars in one call (at most %d)", n,
+                        STAR_CAPACITY);
+    /* Nodes on the host (the shared r-point code), sums on the device. */
+    for (int i = 0; i < n; i++) {
+        c->h_k[i] = sep_star_r_points(mc, s, stars->r[begin + i], c->h_rp + (size_t)i * cv,
+                                      c->h_qw + (size_t)i * cv);
+        sep_direction_of_lb(stars->l[begin + i], stars->b[begin + i], &c->h_dirs[i]);
+    }
+    int e = orr_cuda_set_model(mc);
+    if (e)
+        return cuda_fail(err, (cudaError_t)e, "copying the model constants");
+    orr_runtime_begin_critical();
+    cudaError_t r = cudaMemcpy(c->d_dirs, c->h_dirs, n * sizeof *c->d_dirs, cudaMemcpyHostToDevice);
+    if (r == cudaSuccess)
+        r = cudaMemcpy(c->d_rp, c->h_rp, (size_t)n * cv * sizeof(double), cudaMemcpyHostToDevice);
+    if (r == cudaSuccess)
+        r = cudaMemcpy(c->d_qw, c->h_qw, (size_t)n * cv * sizeof(double), cudaMemcpyHostToDevice);
+    if (r == cudaSuccess)
+        r = (cudaError_t)orr_cuda_star_sums(n, cv, ns, c->d_dirs, c->d_rp, c->d_qw, c->d_bg, c->d_st);
+    if (r == cudaSuccess)
+        r = cudaDeviceSynchronize();
+    if (r == cudaSuccess)
+        r = cudaMemcpy(c->h_bg, c->d_bg, n * sizeof(double), cudaMemcpyDeviceToHost);
+    if (r == cudaSuccess && ns > 0)
+        r = cudaMemcpy(c->h_st, c->d_st, (size_t)n * ns * sizeof(double), cudaMemcpyDeviceToHost);
+    orr_runtime_end_critical();
+    if (r != cudaSuccess)
+        return cuda_fail(err, r, "computing the star probabilities");
+    for (int i = 0; i < n; i++) {
+        bg_prob[begin + i] = c->h_bg[i] * c->h_k[i];
+        for (int j = 0; j < ns; j++)
+            st_prob[(size_t)(begin + i) * ns + j] = c->h_st[(size_t)i * ns + j] * c->h_k[i];
+    }
+    return ORR_OK;
+}
+
+static void cuda_close(orr_backend *be)
+{
+    cuda_ctx *c = be->ctx;
+    if (!c)
+        return;
+    free_tables(c);
+    cudaFree(c->d_out);
+    cudaFree(c->d_dirs);
+    cudaFree(c->d_rp);
+    cudaFree(c->d_qw);
+    cudaFree(c->d_bg);
+    cudaFree(c->d_st);
+    free(c->h_dirs);
+    free(c->h_rp);
+    free(c->h_qw);
+    free(c->h_k);
+    free(c->h_bg);
+    free(c->h_st);
+    free(c);
+    be->ctx = NULL;
+}
+
+/* FP64 throughput score from device attributes: SMs x clock / (FP32:FP64). */
+static double fp64_score(int dev)
+{
+    int sms = 0, clock_khz = 0, ratio = 1;
+    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, dev);
+    cudaDeviceGetAttribute(&ratio, cudaDevAttrSingleToDoublePrecisionPerfRatio, dev);
+    return (double)sms * clock_khz / (ratio > 0 ? ratio : 1);
+}
+
+static orr_status choose_device(const orr_backend_request *req, int *device, int *by_client,
+                                orr_error *err)
+{
+    const orr_init_data *id = orr_runtime_init_data();
+    int count = 0;
+    cudaError_t e = cudaGetDeviceCount(&count);
+    if (e != cudaSuccess || count == 0)
+        return orr_fail(err, ORR_ERR_DEVICE, "no usable CUDA device: %s",
+                        e != cudaSuccess ? cudaGetErrorString(e) : "none found");
+    *by_client = !id->standalone && id->gpu_type[0] != '\0';
+    if (*by_client) {
+        if (strcmp(id->gpu_type, "NVIDIA") != 0)
+            return orr_fail(err, ORR_ERR_DEVICE, "the client assigned a %s GPU to the CUDA app",
+                            id->gpu_type);
+        *device = id->gpu_device_num >= 0 ? id->gpu_device_num : 0;
+    } else if (req->device >= 0) {
+        *device = req->device;
+    } else {
+        *device = 0;
+        for (int d = 1; d < count; d++)
+            if (fp64_score(d) > fp64_score(*device))
+                *device = d;
+    }
+    if (*device >= count)
+        return orr_fail(err, *by_client ? ORR_ERR_DEVICE : ORR_ERR_USAGE,
+                        "CUDA device %d does not exist (%d found)", *device, count);
+    return ORR_OK;
+}
+
+orr_status orr_open_cuda_backend(const orr_backend_request *req, orr_backend *be, orr_error *err)
+{
+    int dev = 0, by_client = 0;
+    orr_status st = choose_device(req, &dev, &by_client, err);
+    if (st != ORR_OK)
+        return st;
+    int major = 0, minor = 0, driver = 0, runtime = 0;
+    char name[256] = "?";
+    cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
+    cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);
+    struct cudaDeviceProp prop;
+    memset(&prop, 0, sizeof prop);
+    if (cudaGetDeviceProperties(&prop, dev) == cudaSuccess)
+        snprintf(name, sizeof name, "%s", prop.name);
+    /* Double precision arrived with compute capability 1.3. Under the
+     * client a refusal is a temporary exit so the task can go elsewhere;
+     * by hand it is an error. */
+    if (major * 10 + minor < 13)
+        return orr_fail(err, by_client ? ORR_ERR_DEVICE : ORR_ERR_UNSUPPORTED,
+                        "CUDA device %d (%s) has no double precision", dev, name);
+    CUDA_TRY(cudaSetDevice(dev), "selecting the device");
+    /* Sleep in synchronisation instead of spinning (before the context). */
+    cudaError_t fe = cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync);
+    if (fe != cudaSuccess && fe != cudaErrorSetOnActiveProcess)
+        return cuda_fail(err, fe, "setting blocking synchronisation");
+    cudaDriverGetVersion(&driver);
+    cudaRuntimeGetVersion(&runtime);
+
+    cuda_ctx *c = calloc(1, sizeof *c);
+    if (!c)
+        return orr_fail(err, ORR_ERR_NOMEM, "out of memory");
+    c->device = dev;
+    c->target_s = 1.0 / 60;
+    c->launch_chunks = 256;
+    c->h_dirs = malloc(STAR_CAPACITY * sizeof *c->h_dirs);
+    c->h_rp = malloc((size_t)STAR_CAPACITY * SEP_MAX_CONVOLVE * sizeof(double));
+    c->h_qw = malloc((size_t)STAR_CAPACITY * SEP_MAX_CONVOLVE * sizeof(double));
+    c->h_k = malloc(STAR_CAPACITY * sizeof(double));
+    c->h_bg = malloc(STAR_CAPACITY * sizeof(double));
+    c->h_st = malloc((size_t)STAR_CAPACITY * SEP_MAX_STREAMS * sizeof(double));
+    memset(be, 0, sizeof *be);
+    be->ctx = c;
+    be->close = cuda_close;
+    if (!c->h_dirs || !c->h_rp || !c->h_qw || !c->h_k || !c->h_bg || !c->h_st) {
+        cuda_close(be);
+        return orr_fail(err, ORR_ERR_NOMEM, "out of memory for the star buffers");
+    }
+    cudaError_t e = cudaMalloc((void **)&c->d_dirs, STAR_CAPACITY * sizeof *c->d_dirs);
+    if (e == cudaSuccess)
+        e = cudaMalloc((void **)&c->d_rp, (size_t)STAR_CAPACITY * SEP_MAX_CONVOLVE * sizeof(double));
+    if (e == cudaSuccess)
+        e = cudaMalloc((void **)&c->d_qw, (size_t)STAR_CAPACITY * SEP_MAX_CONVOLVE * sizeof(double));
+    if (e == cudaSuccess)
+        e = cudaMalloc((void **)&c->d_bg, STAR_CAPACITY * sizeof(double));
+    if (e == cudaSuccess)
+        e = cudaMalloc((void **)&c->d_st, (size_t)STAR_CAPACITY * SEP_MAX_STREAMS * sizeof(double));
+    if (e != cudaSuccess) {
+        cuda_close(be);
+        return cuda_fail(err, e, "allocating the star buffers");
+    }
+    be->name = "CUDA";
+    static char variant[300];   /* the device name: part of the checkpoint identity */
+    snprintf(variant, sizeof variant, "%s", name);
+    be->variant = variant;
+    be->sep_integral_chunks = cuda_integral_chunks;
+    be->sep_star_probs = cuda_star_probs;
+    /* Enough chunks per call to fill the GPU many times over. */
+    be->min_batch = 4 * prop.multiProcessorCount * 16;
+    orr_log("CUDA backend: device %d, %s (compute %d.%d, %d SMs%s), driver %d.%d, runtime %d.%d",
+            dev, name, major, minor, prop.multiProcessorCount, by_client ? ", assigned by BOINC" : "",
+            driver / 1000, driver % 1000 / 10, runtime / 1000, runtime % 1000 / 10);
+    return ORR_OK;
+}
