@@ -33,6 +33,20 @@ static inline ORR_HD double sep_bg_node(const sep_model_consts *mc, double x, do
     return h;
 }
 
+/* Squared distance of (x, y, z) from stream s's axis: the offset from the
+ * stream centre less its component along the axis. */
+static inline ORR_HD double sep_stream_d2(const sep_model_consts *mc, int s, double x, double y,
+                                          double z)
+{
+    const double *a = mc->stream_a[s], *cc = mc->stream_c[s];
+    double dx = x - cc[0], dy = y - cc[1], dz = z - cc[2];
+    const double dot = a[0] * dx + a[1] * dy + a[2] * dz;
+    dx -= dot * a[0];
+    dy -= dot * a[1];
+    dz -= dot * a[2];
+    return dx * dx + dy * dy + dz * dz;
+}
+
 /* Sum over the convolution nodes for one direction: returns the background
  * sum and fills st[0..n_streams), both without the K factor. n_streams is
  * mc->n_streams; passing it as a constant lets a caller specialise. */
@@ -53,16 +67,8 @@ static inline ORR_HD double sep_node_sums(const sep_model_consts *mc, const int 
         const double rg = sqrt(x * x + y * y + z * z / (mc->q * mc->q));
         const double h = sep_bg_node(mc, x, y, z, rg, qw);
         bg += h;
-        for (int s = 0; s < n_streams; s++) {
-            const double *a = mc->stream_a[s], *cc = mc->stream_c[s];
-            double dx = x - cc[0], dy = y - cc[1], dz = z - cc[2];
-            double dot = a[0] * dx + a[1] * dy + a[2] * dz;
-            dx -= dot * a[0];
-            dy -= dot * a[1];
-            dz -= dot * a[2];
-            double d2 = dx * dx + dy * dy + dz * dz;
-            st[s] += qw * exp(-d2 / mc->stream_sigma_sq2[s]);
-        }
+        for (int s = 0; s < n_streams; s++)
+            st[s] += qw * exp(-sep_stream_d2(mc, s, x, y, z) / mc->stream_sigma_sq2[s]);
     }
     return bg;
 }
@@ -93,15 +99,8 @@ static inline ORR_HD double sep_node_sums_fast(const sep_model_consts *mc, const
         const double y = zp * lsin;
         const double rg = sqrt(x * x + y * y + z * z * mc->q_inv_sqr);
         bg += sep_bg_node(mc, x, y, z, rg, qw);
-        for (int s = 0; s < n_streams; s++) {
-            const double *a = mc->stream_a[s], *cc = mc->stream_c[s];
-            double dx = x - cc[0], dy = y - cc[1], dz = z - cc[2];
-            double dot = a[0] * dx + a[1] * dy + a[2] * dz;
-            dx -= dot * a[0];
-            dy -= dot * a[1];
-            dz -= dot * a[2];
-            st[s] += qw * exp((dx * dx + dy * dy + dz * dz) * neg_inv[s]);
-        }
+        for (int s = 0; s < n_streams; s++)
+            st[s] += qw * exp(sep_stream_d2(mc, s, x, y, z) * neg_inv[s]);
     }
     return bg;
 }
