@@ -36,6 +36,7 @@ typedef struct {
     /* launch sizing */
     double target_s;                  /* seconds per launch */
     int launch_chunks;
+    int min_launch_chunks;            /* two blocks per SM: fewer leaves it idle */
 } cuda_ctx;
 
 static orr_status cuda_fail(orr_error *err, cudaError_t e, const char *what)
@@ -171,7 +172,7 @@ static orr_status cuda_integral_chunks(orr_backend *be, const sep_model_consts *
         done += n;
         if (spent < c->target_s / 2 && c->launch_chunks * 2 <= c->out_capacity)
             c->launch_chunks *= 2;
-        else if (spent > c->target_s * 2 && c->launch_chunks > 1)
+        else if (spent > c->target_s * 2 && c->launch_chunks / 2 >= c->min_launch_chunks)
             c->launch_chunks /= 2;
         if (st == ORR_OK && done < count && orr_runtime_quit_requested())
             return ORR_QUIT;
@@ -351,6 +352,9 @@ orr_status orr_open_cuda_backend(const orr_backend_request *req, orr_backend *be
     be->sep_star_probs = cuda_star_probs;
     /* Enough chunks per call to fill the GPU many times over. */
     be->min_batch = 4 * prop.multiProcessorCount * 16;
+    c->min_launch_chunks = 2 * (prop.multiProcessorCount > 0 ? prop.multiProcessorCount : 1);
+    if (c->launch_chunks < c->min_launch_chunks)
+        c->launch_chunks = c->min_launch_chunks;
     orr_log("CUDA backend: device %d, %s (compute %d.%d, %d SMs%s), driver %d.%d, runtime %d.%d",
             dev, name, major, minor, prop.multiProcessorCount, by_client ? ", assigned by BOINC" : "",
             driver / 1000, driver % 1000 / 10, runtime / 1000, runtime % 1000 / 10);
