@@ -26,16 +26,6 @@
 #define HEADER_LEN (8 + 4 + NAME_LEN + NAME_LEN + 8 + 8)
 #define MAX_PAYLOAD ((uint64_t)1 << 30)
 
-uint64_t orr_hash64(uint64_t h, const void *data, size_t n)
-{
-    const unsigned char *p = data;
-    for (size_t i = 0; i < n; i++) {
-        h ^= p[i];
-        h *= 0x100000001b3ULL;
-    }
-    return h;
-}
-
 static void put_u32(unsigned char *p, uint32_t v)
 {
     for (int i = 0; i < 4; i++)

@@ -13,11 +13,9 @@
 
 #define ORR_CHECKPOINT_FORMAT 1
 
-/* Identity of a work unit: a hash over its input files' bytes, parameters
- * and options (orr_hash64 chains), so another work unit's checkpoint in the
- * same slot is never resumed. */
-uint64_t orr_hash64(uint64_t h, const void *data, size_t n);
-#define ORR_HASH64_INIT 0xcbf29ce484222325ULL
+/* The work-unit identity passed in is the kind's hash over its input
+ * files' bytes, parameters and options (orr_hash64, io/io.h), so another
+ * work unit's checkpoint in the same slot is never resumed. */
 
 orr_status orr_checkpoint_write(const char *path, const char *kind, uint64_t workunit,
                                 const void *payload, size_t size, orr_error *err);

@@ -275,3 +275,13 @@ int orr_parse_double_list(const char *s, size_t len, double *out, int max)
     }
     return n;
 }
+
+uint64_t orr_hash64(uint64_t h, const void *data, size_t n)
+{
+    const unsigned char *p = data;
+    for (size_t i = 0; i < n; i++) {
+        h ^= p[i];
+        h *= 0x100000001b3ULL;
+    }
+    return h;
+}

@@ -6,6 +6,7 @@
 #define ORRERY_IO_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "../orrery.h"
 
@@ -31,6 +32,12 @@ typedef struct {
 void orr_lines_init(orr_lines *it, const char *path, const orr_buffer *buf);
 /* Next line without its terminator (\n, \r\n); returns 0 at end of input. */
 int orr_lines_next(orr_lines *it, const char **line, size_t *len);
+
+/* FNV-1a over bytes, chainable: h = orr_hash64(h, ...) starting from
+ * ORR_HASH64_INIT. Identifies input contents (checkpoints use it to tell
+ * work units apart); not cryptographic. */
+uint64_t orr_hash64(uint64_t h, const void *data, size_t n);
+#define ORR_HASH64_INIT 0xcbf29ce484222325ULL
 
 /* Strict numbers: the whole token (surrounding blanks allowed) must parse.
  * Return 0 on success. Non-finite doubles parse (callers decide). */

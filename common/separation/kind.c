@@ -6,9 +6,9 @@
  * Everything a resumed run needs lives in one plain struct, sep_run_state,
  * saved whole: the member and area being integrated, the position in the
  * grid and the Kahan sums, the finished members' integrals, and whether the
- * tags were printed. The integral is summed column by column in a fixed
- * order, so continuing from saved sums gives the very same bits, and a
- * resumed run prints exactly the bytes of an uninterrupted one. */
+ * tags were printed. The integral is summed in fixed chunks merged in
+ * order (separation.h), so continuing from saved sums gives the very same
+ * bits, and a resumed run prints exactly the bytes of an uninterrupted one. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,7 +48,6 @@ typedef struct {
     sep_stars stars;
     sep_setup setup;
     int members;
-    double work_per_member;   /* cells + stars */
     double *bg_prob, *st_prob;
     FILE *membership;
     char membership_tmp[4200];
@@ -124,31 +123,14 @@ static orr_status prepare_member(const sep_job *job, int m, sep_params *member,
     return s;
 }
 
-/* Chains a file's (decompressed) bytes into the work-unit identity. */
-static orr_status hash_file(const char *path, uint64_t *h, orr_error *err)
-{
-    orr_buffer buf;
-    orr_status s = orr_read_file(path, (size_t)1 << 32, 0, &buf, err);
-    if (s != ORR_OK)
-        return s;
-    *h = orr_hash64(*h, &buf.size, sizeof buf.size);
-    *h = orr_hash64(*h, buf.data, buf.size);
-    orr_buffer_free(&buf);
-    return ORR_OK;
-}
-
-/* What makes this work unit this one: both input files, the search values,
- * the model options and the backend (whose summation order the sums carry). */
-static orr_status work_unit_identity(sep_job *job, const char *params_path,
-                                     const char *stars_path, orr_error *err)
+/* What makes this work unit this one: both input files (hashed as they
+ * were read), the search values, the model options and the backend (whose
+ * summation order the sums carry). */
+static void work_unit_identity(sep_job *job)
 {
     const sep_run_options *opt = job->opt;
-    uint64_t h = ORR_HASH64_INIT;
-    orr_status s = hash_file(params_path, &h, err);
-    if (s == ORR_OK)
-        s = hash_file(stars_path, &h, err);
-    if (s != ORR_OK)
-        return s;
+    const uint64_t files[2] = {job->file.content_hash, job->stars.content_hash};
+    uint64_t h = orr_hash64(ORR_HASH64_INIT, files, sizeof files);
     int32_t ints[5] = {opt->n_search, (int32_t)job->model, opt->model.modfit, opt->model.newbg,
                        job->members};
     h = orr_hash64(h, ints, sizeof ints);
@@ -157,13 +139,12 @@ static orr_status work_unit_identity(sep_job *job, const char *params_path,
     if (job->be->variant)
         h = orr_hash64(h, job->be->variant, strlen(job->be->variant));
     job->identity = h;
-    return ORR_OK;
 }
 
 static orr_status load_inputs(sep_job *job, orr_error *err)
 {
     const sep_run_options *opt = job->opt;
-    char path[4096], stars_path[4096];
+    char path[4096];
 
     orr_runtime_resolve(opt->params_file, path, sizeof path);
     orr_status s = sep_params_load(path, &job->file, err);
@@ -199,18 +180,16 @@ static orr_status load_inputs(sep_job *job, orr_error *err)
         }
     }
 
-    orr_runtime_resolve(opt->stars_file, stars_path, sizeof stars_path);
-    s = sep_stars_load(stars_path, &job->stars, err);
-    if (s == ORR_OK)
-        s = work_unit_identity(job, path, stars_path, err);
+    orr_runtime_resolve(opt->stars_file, path, sizeof path);
+    s = sep_stars_load(path, &job->stars, err);
     if (s != ORR_OK)
         return s;
+    work_unit_identity(job);
 
     job->bg_prob = malloc((size_t)job->stars.n * sizeof(double));
     job->st_prob = malloc((size_t)job->stars.n * job->file.n_streams * sizeof(double));
     if (!job->bg_prob || !job->st_prob)
         return orr_fail(err, ORR_ERR_NOMEM, "out of memory for %d stars", job->stars.n);
-    job->work_per_member = (double)job->setup.total_cells + job->stars.n;
     return ORR_OK;
 }
 

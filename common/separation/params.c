@@ -307,6 +307,7 @@ orr_status sep_params_load(const char *path, sep_params *out, orr_error *err)
     if (s != ORR_OK)
         return s;
     s = sep_params_parse(path, buf.data, buf.size, out, err);
+    out->content_hash = orr_hash64(ORR_HASH64_INIT, buf.data, buf.size);
     orr_buffer_free(&buf);
     return s;
 }

@@ -8,6 +8,7 @@
 #define ORRERY_SEPARATION_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "../orrery.h"
@@ -83,6 +84,7 @@ typedef struct {
     int wedge;
     int n_areas;                     /* 1 + number_cuts */
     sep_area areas[SEP_MAX_AREAS];
+    uint64_t content_hash;           /* of the file's bytes (sep_params_load) */
 } sep_params;
 
 /* Parse an astronomy parameter file (plain or compressed). Every problem is
@@ -112,6 +114,7 @@ orr_status sep_params_apply_search(const sep_params *file, sep_model model, cons
 typedef struct {
     int n;
     double *l, *b, *r;
+    uint64_t content_hash;           /* of the file's bytes (sep_stars_load) */
 } sep_stars;
 
 orr_status sep_stars_load(const char *path, sep_stars *out, orr_error *err);

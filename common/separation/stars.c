@@ -105,6 +105,7 @@ orr_status sep_stars_load(const char *path, sep_stars *out, orr_error *err)
     if (s != ORR_OK)
         return s;
     s = sep_stars_parse(path, buf.data, buf.size, out, err);
+    out->content_hash = orr_hash64(ORR_HASH64_INIT, buf.data, buf.size);
     orr_buffer_free(&buf);
     return s;
 }

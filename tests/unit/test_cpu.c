@@ -196,7 +196,7 @@ static void test_star_probs(void)
         b[i] = 20 + 30.0 * rand() / RAND_MAX;
         r[i] = 2 + 60.0 * rand() / RAND_MAX;
     }
-    sep_stars stars = {N, l, b, r};
+    sep_stars stars = {N, l, b, r, 0};
     const int ns = pr.mc.n_streams;
     double bg_ref[N], st_ref[N * SEP_MAX_STREAMS], bg[N], st[N * SEP_MAX_STREAMS];
     orr_error err;

@@ -142,7 +142,7 @@ static void check_star_densities(sep_model model, int newbg, double wb)
     CU_ASSERT_EQUAL_FATAL(sep_model_consts_init(&p, &opt, model, &mc, &err), ORR_OK);
     CU_ASSERT_EQUAL_FATAL(sep_setup_init(&p, &mc, &s, &err), ORR_OK);
     double l = 200.5, b = 55.25, r = 12.0;
-    sep_stars stars = {1, &l, &b, &r};
+    sep_stars stars = {1, &l, &b, &r, 0};
     double bgp, stp[SEP_MAX_STREAMS];
     orr_backend be = sep_reference_backend;
     CU_ASSERT_EQUAL(be.sep_star_probs(&be, &mc, &s, &stars, 0, 1, &bgp, stp, &err), ORR_OK);
