@@ -77,11 +77,8 @@ VEC_INLINE double sums_body(const sep_model_consts *mc, const enum bg_kind bgk, 
     const double lsin = d->lsin, lcos = d->lcos, bsin = d->bsin, bcos = d->bcos;
     vd bg = vd_set1(0.0);
     vd st[SEP_MAX_STREAMS];
-    double neg_inv[SEP_MAX_STREAMS];
-    for (int s = 0; s < ns; s++) {
+    for (int s = 0; s < ns; s++)
         st[s] = vd_set1(0.0);
-        neg_inv[s] = -1.0 / mc->stream_sigma_sq2[s];
-    }
     for (int c = 0; c < cpad; c += VW) {
         const vd r = vd_load(r_point + c), qw = vd_load(qw_r3_N + c);
         const vd z = r * bsin;
@@ -111,7 +108,7 @@ VEC_INLINE double sums_body(const sep_model_consts *mc, const enum bg_kind bgk, 
             dy -= dot * a[1];
             dz -= dot * a[2];
             const vd d2 = dx * dx + dy * dy + dz * dz;
-            st[s] += qw * vexp(d2 * neg_inv[s]);
+            st[s] += qw * vexp(d2 * mc->stream_neg_inv_sigma_sq2[s]);
         }
     }
     for (int s = 0; s < ns; s++)

@@ -85,12 +85,9 @@ static inline ORR_HD double sep_node_sums_fast(const sep_model_consts *mc, const
                                                const double *qw_r3_N, int n, int stride, double *st)
 {
     const double lsin = d->lsin, lcos = d->lcos, bsin = d->bsin, bcos = d->bcos;
-    double neg_inv[SEP_MAX_STREAMS];
     double bg = 0.0;
-    for (int s = 0; s < n_streams; s++) {
+    for (int s = 0; s < n_streams; s++)
         st[s] = 0.0;
-        neg_inv[s] = -1.0 / mc->stream_sigma_sq2[s];
-    }
     for (int c = 0; c < n; c++) {
         const double r = r_point[(size_t)c * stride], qw = qw_r3_N[(size_t)c * stride];
         const double z = r * bsin;
@@ -100,7 +97,7 @@ static inline ORR_HD double sep_node_sums_fast(const sep_model_consts *mc, const
         const double rg = sqrt(x * x + y * y + z * z * mc->q_inv_sqr);
         bg += sep_bg_node(mc, x, y, z, rg, qw);
         for (int s = 0; s < n_streams; s++)
-            st[s] += qw * exp(sep_stream_d2(mc, s, x, y, z) * neg_inv[s]);
+            st[s] += qw * exp(sep_stream_d2(mc, s, x, y, z) * mc->stream_neg_inv_sigma_sq2[s]);
     }
     return bg;
 }

@@ -148,6 +148,8 @@ typedef struct {
     double stream_a[SEP_MAX_STREAMS][3];
     double stream_c[SEP_MAX_STREAMS][3];
     double stream_sigma_sq2[SEP_MAX_STREAMS];   /* 2 sigma^2 */
+    double stream_neg_inv_sigma_sq2[SEP_MAX_STREAMS];   /* -1 / (2 sigma^2), for the
+                                                           fast paths' multiply */
     int stream_negligible[SEP_MAX_STREAMS];   /* |sigma| <= 1e-4: integral set to 0 */
     double exp_stream_weight[SEP_MAX_STREAMS];
     double sum_exp_weights;      /* S = 0.001 (e_b + sum e_s) */

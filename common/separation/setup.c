@@ -142,6 +142,7 @@ orr_status sep_model_consts_init(const sep_params *p, const sep_model_options *o
         sep_gc_to_lb(p->wedge, st->mu, 0.0, &l, &b);
         lbr_to_xyz_stream_centre(l, b, st->r, mc->stream_c[i]);
         mc->stream_sigma_sq2[i] = 2.0 * st->sigma * st->sigma;
+        mc->stream_neg_inv_sigma_sq2[i] = -1.0 / mc->stream_sigma_sq2[i];
         mc->stream_negligible[i] = fabs(st->sigma) <= SEP_SIGMA_NEGLIGIBLE;
         mc->exp_stream_weight[i] = exp(st->weight);
         sum += mc->exp_stream_weight[i];
