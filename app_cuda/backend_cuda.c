@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "kernels.h"
 #include "runtime/runtime.h"
@@ -51,13 +50,6 @@ static orr_status cuda_fail(orr_error *err, cudaError_t e, const char *what)
         if (e_ != cudaSuccess)                                                                \
             return cuda_fail(err, e_, what);                                                  \
     } while (0)
-
-static double seconds_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 static void free_tables(cuda_ctx *c)
 {
@@ -166,9 +158,9 @@ static orr_status cuda_integral_chunks(orr_backend *be, const sep_model_consts *
     /* Launches of about target_s each: the desktop stays responsive. */
     for (int done = 0; st == ORR_OK && done < count;) {
         int n = count - done < c->launch_chunks ? count - done : c->launch_chunks;
-        double t0 = seconds_now();
+        double t0 = orr_runtime_seconds();
         st = launch_chunks(c, area, mc->n_streams, first + done, n, out + done, err);
-        double spent = seconds_now() - t0;
+        double spent = orr_runtime_seconds() - t0;
         done += n;
         if (spent < c->target_s / 2 && c->launch_chunks * 2 <= c->out_capacity)
             c->launch_chunks *= 2;

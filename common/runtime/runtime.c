@@ -20,7 +20,6 @@ static orr_init_data init_data = {1, "", -1, -1, 0.0, 300.0, ""};
 static int using_boinc;
 #endif
 static double last_checkpoint;
-static int critical_depth;
 static int own_checkpoint_clock;   /* standalone with --checkpoint-period */
 
 /* Progress: what was last reported, and the terminal line's state. */
@@ -31,7 +30,7 @@ static double progress_start, progress_drawn;
 
 #define PROGRESS_REDRAW_S 0.5
 
-static double now_seconds(void)
+double orr_runtime_seconds(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -52,7 +51,7 @@ static void restore_ieee_subnormals(void)
 orr_status orr_runtime_init(int gpu_app, orr_error *err)
 {
     restore_ieee_subnormals();
-    last_checkpoint = now_seconds();
+    last_checkpoint = orr_runtime_seconds();
     progress_start = last_checkpoint;
 #if HAVE_BOINC
     /* The client creates the shared-memory file in the slot directory; its
@@ -123,7 +122,7 @@ void orr_runtime_progress(double fraction)
         orr_boinc_fraction_done(progress_fraction);
 #endif
     if (progress_line_on) {
-        double now = now_seconds();
+        double now = orr_runtime_seconds();
         if (now - progress_drawn >= PROGRESS_REDRAW_S)
             draw_progress_line(now);
     }
@@ -149,12 +148,12 @@ int orr_runtime_time_to_checkpoint(void)
     if (using_boinc && !own_checkpoint_clock)
         return orr_boinc_time_to_checkpoint();
 #endif
-    return now_seconds() - last_checkpoint >= init_data.checkpoint_period;
+    return orr_runtime_seconds() - last_checkpoint >= init_data.checkpoint_period;
 }
 
 void orr_runtime_checkpoint_done(void)
 {
-    last_checkpoint = now_seconds();
+    last_checkpoint = orr_runtime_seconds();
 #if HAVE_BOINC
     if (using_boinc && !own_checkpoint_clock)
         orr_boinc_checkpoint_completed();
@@ -163,7 +162,6 @@ void orr_runtime_checkpoint_done(void)
 
 void orr_runtime_begin_critical(void)
 {
-    critical_depth++;
 #if HAVE_BOINC
     if (using_boinc)
         orr_boinc_begin_critical();
@@ -172,8 +170,6 @@ void orr_runtime_begin_critical(void)
 
 void orr_runtime_end_critical(void)
 {
-    if (critical_depth > 0)
-        critical_depth--;
 #if HAVE_BOINC
     if (using_boinc)
         orr_boinc_end_critical();

@@ -33,6 +33,8 @@ void orr_runtime_resolve(const char *logical, char *physical, size_t size);
  * redraws a progress line on stderr (elapsed, percent, time left) unless
  * orr_runtime_show_progress(0) turned that off. */
 void orr_runtime_progress(double fraction);
+/* A monotonic clock in seconds, for timing work and pacing reports. */
+double orr_runtime_seconds(void);
 void orr_runtime_show_progress(int on);
 /* Erase the terminal progress line before printing results. */
 void orr_runtime_progress_end(void);

@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "config.h"
 
@@ -61,13 +60,6 @@ typedef struct {
     sep_partial *partials;    /* [SEP_MAX_BATCH] */
     char checkpoint_path[4096];
 } sep_job;
-
-static double seconds_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 static void job_free(sep_job *job)
 {
@@ -298,7 +290,7 @@ static orr_status integrate_member(sep_job *job, sep_run_state *st, const sep_mo
             cells_done += chunk_cells(t, k);
         while (sum->next_chunk < chunks) {
             int count = job->batch < chunks - sum->next_chunk ? job->batch : chunks - sum->next_chunk;
-            double t0 = seconds_now();
+            double t0 = orr_runtime_seconds();
             orr_status rc = job->be->sep_integral_chunks(job->be, mc, s, st->area, sum->next_chunk,
                                                          count, partials, err);
             if (rc != ORR_OK)
@@ -308,7 +300,7 @@ static orr_status integrate_member(sep_job *job, sep_run_state *st, const sep_mo
                 cells_done += chunk_cells(t, sum->next_chunk + k);
             }
             sum->next_chunk += count;
-            double spent = seconds_now() - t0;
+            double spent = orr_runtime_seconds() - t0;
             if (spent < BATCH_SECONDS / 2 && job->batch * 2 <= SEP_MAX_BATCH)
                 job->batch *= 2;
             else if (spent > BATCH_SECONDS * 2 && job->batch / 2 >= job->min_batch)
@@ -454,7 +446,7 @@ orr_status sep_run(const sep_run_options *opt, orr_backend *be, orr_error *err)
     /* A task restarted after it reported its results has nothing left to
      * do: printing them again would duplicate them in stderr. */
     if (s == ORR_OK && !st->printed) {
-        double t0 = seconds_now();
+        double t0 = orr_runtime_seconds();
         s = open_outputs(&job, err);
         if (s == ORR_OK)
             s = integrate_all(&job, st, err);
@@ -463,7 +455,7 @@ orr_status sep_run(const sep_run_options *opt, orr_backend *be, orr_error *err)
         if (s == ORR_OK) {
             orr_runtime_progress(1.0);
             orr_runtime_progress_end();
-            orr_log("separation: finished in %.3f s", seconds_now() - t0);
+            orr_log("separation: finished in %.3f s", orr_runtime_seconds() - t0);
             /* The tags and the record that they were printed belong
              * together: a quit between them would print them twice. */
             orr_runtime_begin_critical();
