@@ -27,10 +27,7 @@ search="0.571713 12.312119 -3.305187 148.010257 22.453902 0.42035 -0.468858 0.76
 stars="$data/stars/stars-11.txt.gz"
 nstars=$(zcat "$stars" | head -1 | tr -d ' \r')
 zcat "$data/params_head/astronomy_parameters-11-small.txt.gz" >"$work/small11.txt"
-sed -e 's/^r\[min,max,steps\]: 16.0, 23.0, 140/r[min,max,steps]: 16.0, 23.0, 560/' \
-    -e 's/^mu\[min,max,steps\]: 150, 229, 160/mu[min,max,steps]: 150, 229, 640/' \
-    -e 's/^nu\[min,max,steps\]: -1.25, 1.25, 64/nu[min,max,steps]: -1.25, 1.25, 256/' \
-    "$work/small11.txt" >"$work/medium.txt"
+sh "$here/../tools/refine-grid.sh" 4 4 4 <"$work/small11.txt" >"$work/medium.txt"
 
 peak=$("$peak_prog" | awk '{print $1}')
 echo "# $(date -u +%Y-%m-%d), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores"

@@ -13,6 +13,7 @@
 #   ORR_DATA=tests/data/milkyway tests/e2e/boinc_client_test.sh
 # (make check sets these). Exit 77 (skipped) without a client or BOINC build.
 set -u
+refine_grid="$(cd "$(dirname "$0")/../../tools" && pwd)/refine-grid.sh"
 app=$(readlink -f "${ORR_APP:?set ORR_APP to the CPU app}")
 stub=$(readlink -f "${ORR_GPU_STUB:?set ORR_GPU_STUB to tests/e2e/orrery_gpu_stub}")
 data=$(readlink -f "${ORR_DATA:?set ORR_DATA to tests/data/milkyway}")
@@ -44,8 +45,7 @@ stars="$data/stars/stars-11.txt.gz"
 # the fast kernels, so there is time to checkpoint, suspend and resume.
 params="$work/params.txt"
 zcat "$data/params_head/astronomy_parameters-11-small.txt.gz" |
-    sed -e 's/^r\[min,max,steps\]: 16.0, 23.0, 140/r[min,max,steps]: 16.0, 23.0, 560/' \
-        -e 's/^mu\[min,max,steps\]: 150, 229, 160/mu[min,max,steps]: 150, 229, 320/' >"$params"
+    sh "$refine_grid" 4 2 1 >"$params"
 
 # <file> element of a file already on the host.
 file_xml() { # name path [executable]

@@ -13,6 +13,7 @@
 # Environment: ORR_APP (the app), ORR_DATA (tests/data/milkyway);
 # ORR_KILL_SEED picks the random kill times (printed, to replay a failure).
 set -u
+refine_grid="$(cd "$(dirname "$0")/../../tools" && pwd)/refine-grid.sh"
 app=${ORR_APP:?set ORR_APP to the app binary}
 data=$(readlink -f "${ORR_DATA:?set ORR_DATA to tests/data/milkyway}")
 seed=${ORR_KILL_SEED:-$$}
@@ -27,9 +28,7 @@ fail() { echo "FAIL: $*"; echo "(seed $seed; folder kept: $work)"; trap - EXIT; 
 stars="$data/stars/stars-11.txt.gz"
 work_params() { # small11 on a grid 16 times finer: long enough for a dozen kills
     zcat "$data/params_head/astronomy_parameters-11-small.txt.gz" |
-        sed -e 's/^r\[min,max,steps\]: 16.0, 23.0, 140/r[min,max,steps]: 16.0, 23.0, 560/' \
-            -e 's/^mu\[min,max,steps\]: 150, 229, 160/mu[min,max,steps]: 150, 229, 320/' \
-            -e 's/^nu\[min,max,steps\]: -1.25, 1.25, 64/nu[min,max,steps]: -1.25, 1.25, 128/'
+        sh "$refine_grid" 4 2 2
 }
 search=(0.571713 12.312119 -3.305187 148.010257 22.453902 0.42035 -0.468858 0.760579
         -1.361644 177.884238 23.882892 1.210639 -1.611974 8.534378 -1.361644 177.884238
