@@ -12,6 +12,7 @@
 
 #include "config.h"
 #include "runtime/runtime.h"
+#include "separation/nodes.h"
 #include "simd/kernels.h"
 #include "threads.h"
 

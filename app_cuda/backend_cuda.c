@@ -13,7 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpu/gpu.h"
 #include "kernels.h"
+#include "separation/nodes.h"
 #include "runtime/runtime.h"
 
 #define STAR_CAPACITY 4096            /* the kind sends stars in chunks of 4096 */
@@ -23,7 +25,7 @@ typedef struct {
     int device;
     const sep_setup *tables_for;
     orr_cuda_area areas[SEP_MAX_AREAS];
-    void *allocations[SEP_MAX_AREAS * 6];
+    void *allocations[SEP_MAX_AREAS * 7];
     int n_allocations;
     sep_partial *d_out;
     int out_capacity;
@@ -32,10 +34,11 @@ typedef struct {
     double *d_rp, *d_qw, *d_bg, *d_st;
     sep_direction *h_dirs;
     double *h_rp, *h_qw, *h_k, *h_bg, *h_st;
-    /* launch sizing */
-    double target_s;                  /* seconds per launch */
-    int launch_chunks;
-    int min_launch_chunks;            /* two blocks per SM: fewer leaves it idle */
+    /* launch sizing, per stream count (occupancy differs) */
+    orr_backend_request request;
+    int sms;
+    int paced_streams;                /* stream count the pacer was set up for */
+    orr_gpu_pacer pacer;
 } cuda_ctx;
 
 static orr_status cuda_fail(orr_error *err, cudaError_t e, const char *what)
@@ -65,38 +68,32 @@ static orr_status upload(cuda_ctx *c, const void *host, size_t bytes, const void
     void *p;
     CUDA_TRY(cudaMalloc(&p, bytes), "allocating the grid tables");
     c->allocations[c->n_allocations++] = p;
-    CUDA_TRY(cudaMemcpy(p, host, bytes, cudaMemcpyHostToDevice), "copying the grid tables");
+    if (host)   /* NULL: only the space */
+        CUDA_TRY(cudaMemcpy(p, host, bytes, cudaMemcpyHostToDevice), "copying the grid tables");
     *dev = p;
     return ORR_OK;
 }
 
-/* The grid's tables and every column's direction, once per setup. The
- * directions come from sep_column_direction, as on the CPU. */
+/* The grid's tables once per setup, and every column's direction computed
+ * on the device by the formula of sep_column_direction. */
 static orr_status prepare_tables(cuda_ctx *c, const sep_model_consts *mc, const sep_setup *s,
                                  orr_error *err)
 {
     if (c->tables_for == s)
         return ORR_OK;
     free_tables(c);
-    for (int a = 0; a < s->n_areas; a++) {
+    orr_status st = ORR_OK;
+    for (int a = 0; a < s->n_areas && st == ORR_OK; a++) {
         const sep_area_tables *t = &s->areas[a];
         orr_cuda_area *g = &c->areas[a];
         const size_t nodes = (size_t)t->r_steps * s->convolve;
         const size_t columns = (size_t)t->nu_steps * t->mu_steps;
-        sep_direction *dirs = malloc(columns * sizeof *dirs);
-        if (!dirs)
-            return orr_fail(err, ORR_ERR_NOMEM, "out of memory for the grid directions");
-        for (int nu = 0; nu < t->nu_steps; nu++)
-            for (int mu = 0; mu < t->mu_steps; mu++)
-                sep_column_direction(mc, t, nu, mu, &dirs[(size_t)nu * t->mu_steps + mu]);
+        const double *d_nu = NULL;
         g->r_steps = t->r_steps;
         g->mu_steps = t->mu_steps;
         g->nu_steps = t->nu_steps;
         g->convolve = s->convolve;
-        orr_status st = upload(c, dirs, columns * sizeof *dirs, (const void **)&g->dirs, err);
-        free(dirs);
-        if (st == ORR_OK)
-            st = upload(c, t->r_point, nodes * sizeof(double), (const void **)&g->r_point, err);
+        st = upload(c, t->r_point, nodes * sizeof(double), (const void **)&g->r_point, err);
         if (st == ORR_OK)
             st = upload(c, t->qw_r3_N, nodes * sizeof(double), (const void **)&g->qw_r3_N, err);
         if (st == ORR_OK)
@@ -106,10 +103,23 @@ static orr_status prepare_tables(cuda_ctx *c, const sep_model_consts *mc, const 
                         (const void **)&g->reff_xr_rp3, err);
         if (st == ORR_OK)
             st = upload(c, t->id, t->nu_steps * sizeof(double), (const void **)&g->id, err);
-        if (st != ORR_OK) {
-            free_tables(c);
-            return st;
+        if (st == ORR_OK)
+            st = upload(c, t->nu, t->nu_steps * sizeof(double), (const void **)&d_nu, err);
+        if (st == ORR_OK)
+            st = upload(c, NULL, columns * sizeof(sep_direction), (const void **)&g->dirs, err);
+        if (st == ORR_OK) {
+            cudaError_t e = (cudaError_t)orr_cuda_column_directions(
+                mc->wedge, t->mu_min, t->mu_step, d_nu, t->nu_steps, t->mu_steps,
+                (sep_direction *)g->dirs);
+            if (e == cudaSuccess)
+                e = cudaDeviceSynchronize();
+            if (e != cudaSuccess)
+                st = cuda_fail(err, e, "computing the grid directions");
         }
+    }
+    if (st != ORR_OK) {
+        free_tables(c);
+        return st;
     }
     c->tables_for = s;
     return ORR_OK;
@@ -154,18 +164,25 @@ static orr_status cuda_integral_chunks(orr_backend *be, const sep_model_consts *
     int e = orr_cuda_set_model(mc);
     if (e)
         return cuda_fail(err, (cudaError_t)e, "copying the model constants");
+    if (c->paced_streams != mc->n_streams) {
+        /* Occupancy depends on the specialised kernel; keep the totals. */
+        const orr_gpu_pacer before = c->pacer;
+        orr_gpu_pacer_init(&c->pacer, &c->request,
+                           c->sms * orr_cuda_integral_blocks_per_sm(mc->n_streams),
+                           MAX_LAUNCH_CHUNKS);
+        c->pacer.wall_s = before.wall_s;
+        c->pacer.cpu_s = before.cpu_s;
+        c->pacer.launches = before.launches;
+        c->paced_streams = mc->n_streams;
+    }
     st = ensure_out(c, count < MAX_LAUNCH_CHUNKS ? count : MAX_LAUNCH_CHUNKS, err);
-    /* Launches of about target_s each: the desktop stays responsive. */
     for (int done = 0; st == ORR_OK && done < count;) {
-        int n = count - done < c->launch_chunks ? count - done : c->launch_chunks;
-        double t0 = orr_runtime_seconds();
+        const int n = orr_gpu_pacer_next(&c->pacer, count - done);
+        orr_gpu_span span;
+        orr_gpu_pacer_begin(&c->pacer, &span);
         st = launch_chunks(c, area, mc->n_streams, first + done, n, out + done, err);
-        double spent = orr_runtime_seconds() - t0;
+        orr_gpu_pacer_end(&c->pacer, &span, n);
         done += n;
-        if (spent < c->target_s / 2 && c->launch_chunks * 2 <= c->out_capacity)
-            c->launch_chunks *= 2;
-        else if (spent > c->target_s * 2 && c->launch_chunks / 2 >= c->min_launch_chunks)
-            c->launch_chunks /= 2;
         if (st == ORR_OK && done < count && orr_runtime_quit_requested())
             return ORR_QUIT;
     }
@@ -220,6 +237,7 @@ static void cuda_close(orr_backend *be)
     cuda_ctx *c = be->ctx;
     if (!c)
         return;
+    orr_gpu_pacer_report(&c->pacer, "CUDA");
     free_tables(c);
     cudaFree(c->d_out);
     cudaFree(c->d_dirs);
@@ -308,8 +326,8 @@ orr_status orr_open_cuda_backend(const orr_backend_request *req, orr_backend *be
     if (!c)
         return orr_fail(err, ORR_ERR_NOMEM, "out of memory");
     c->device = dev;
-    c->target_s = 1.0 / 60;
-    c->launch_chunks = 256;
+    c->request = *req;
+    c->paced_streams = -1;
     c->h_dirs = malloc(STAR_CAPACITY * sizeof *c->h_dirs);
     c->h_rp = malloc((size_t)STAR_CAPACITY * SEP_MAX_CONVOLVE * sizeof(double));
     c->h_qw = malloc((size_t)STAR_CAPACITY * SEP_MAX_CONVOLVE * sizeof(double));
@@ -344,9 +362,7 @@ orr_status orr_open_cuda_backend(const orr_backend_request *req, orr_backend *be
     be->sep_star_probs = cuda_star_probs;
     /* Enough chunks per call to fill the GPU many times over. */
     be->min_batch = 4 * prop.multiProcessorCount * 16;
-    c->min_launch_chunks = 2 * (prop.multiProcessorCount > 0 ? prop.multiProcessorCount : 1);
-    if (c->launch_chunks < c->min_launch_chunks)
-        c->launch_chunks = c->min_launch_chunks;
+    c->sms = prop.multiProcessorCount > 0 ? prop.multiProcessorCount : 1;
     orr_log("CUDA backend: device %d, %s (compute %d.%d, %d SMs%s), driver %d.%d, runtime %d.%d",
             dev, name, major, minor, prop.multiProcessorCount, by_client ? ", assigned by BOINC" : "",
             driver / 1000, driver % 1000 / 10, runtime / 1000, runtime % 1000 / 10);

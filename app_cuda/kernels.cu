@@ -12,13 +12,27 @@
 
 #include "kernels.h"
 
-/* Threads per chunk. Measured on an H200 (stripe 12): 64 -> 7.2 s,
- * 128 -> 4.0 s, 256 -> 2.8 s; a chunk has 16 x r_steps cells, so more
- * threads mean more warps per SM at the same launch length. */
+/* The block shape, measured on an H200 (stripe 12, 3 streams, integral
+ * GPU seconds; bench/gpu_bench.sh). Threads per chunk: 64 -> 7.2 s, 128 ->
+ * 4.0 s, 256 -> 2.8 s (first kernel). The kernel wants ~136 registers a
+ * thread, which fits one 256-thread block per SM (1 block: 3.5 s); capping
+ * it at 128 to fit two costs 4 bytes of spill (2 blocks: 1.87 s with the
+ * node loop unrolled twice, 1.83 s four times; 3 blocks at 80 registers
+ * spill 300 bytes: 2.2 s). */
 #ifndef CHUNK_THREADS
 #define CHUNK_THREADS 256
 #endif
-
+#ifndef CHUNK_MIN_BLOCKS
+#define CHUNK_MIN_BLOCKS 2
+#endif
+#ifndef SEP_NODE_UNROLL
+#define SEP_NODE_UNROLL 4
+#endif
+/* Streams' exponents from their quadratics in r (sep_stream_quadratic):
+ * 1.92 -> 1.81 s against sep_node_sums_fast's direct distances. */
+#ifndef CHUNK_QUAD
+#define CHUNK_QUAD 1
+#endif
 
 #include "separation/nodes.h"
 
@@ -30,10 +44,10 @@ extern "C" int orr_cuda_set_model(const sep_model_consts *mc)
 }
 
 template <int NS>
-__global__ void __launch_bounds__(CHUNK_THREADS)
+__global__ void __launch_bounds__(CHUNK_THREADS, CHUNK_MIN_BLOCKS)
 integral_chunks(orr_cuda_area a, int n_streams_rt, int first, sep_partial *out)
 {
-    const int ns = NS > 0 ? NS : n_streams_rt;
+    const int ns = NS >= 0 ? NS : n_streams_rt;
     const int per_row = (a.mu_steps + SEP_CHUNK_MU - 1) / SEP_CHUNK_MU;
     const int chunk = first + blockIdx.x;
     const int nu = chunk / per_row;
@@ -50,9 +64,18 @@ integral_chunks(orr_cuda_area a, int n_streams_rt, int first, sep_partial *out)
     for (int c = threadIdx.x; c < cells; c += CHUNK_THREADS) {
         const int mu = mu_begin + c / a.r_steps, i = c % a.r_steps;
         const sep_direction d = a.dirs[(size_t)nu * a.mu_steps + mu];
+#if CHUNK_QUAD
+        sep_stream_quad q[NS > 0 ? NS : SEP_MAX_STREAMS];
+        for (int s = 0; s < ns; s++)
+            sep_stream_quadratic(&c_mc, s, &d, &q[s]);
+        const double bgs = sep_node_sums_quad(&c_mc, ns, &d, q, a.r_point + (size_t)i * a.convolve,
+                                              a.qw_r3_N + (size_t)i * a.convolve, a.convolve,
+                                              st_cell);
+#else
         const double bgs = sep_node_sums_fast(&c_mc, ns, &d, a.r_point + (size_t)i * a.convolve,
                                               a.qw_r3_N + (size_t)i * a.convolve, a.convolve, 1,
                                               st_cell);
+#endif
         sep_partial_add_cell(&mine, id * a.irv[i], a.reff_xr_rp3[i], bgs, st_cell, ns);
     }
 
@@ -93,11 +116,49 @@ extern "C" int orr_cuda_integral_chunks(const orr_cuda_area *area, int n_streams
     return (int)cudaGetLastError();
 }
 
+extern "C" int orr_cuda_integral_blocks_per_sm(int n_streams)
+{
+    int blocks = 0;
+    cudaError_t e;
+    switch (n_streams) {
+    case 0: e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, integral_chunks<0>, CHUNK_THREADS, 0); break;
+    case 1: e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, integral_chunks<1>, CHUNK_THREADS, 0); break;
+    case 2: e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, integral_chunks<2>, CHUNK_THREADS, 0); break;
+    case 3: e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, integral_chunks<3>, CHUNK_THREADS, 0); break;
+    case 4: e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, integral_chunks<4>, CHUNK_THREADS, 0); break;
+    default: e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, integral_chunks<-1>, CHUNK_THREADS, 0); break;
+    }
+    return e == cudaSuccess && blocks > 0 ? blocks : 1;
+}
+
+/* Every column's line of sight: the host formula (sep_column_direction),
+ * a million columns in microseconds instead of a fifth of a second. */
+__global__ void column_directions(int wedge, double mu_min, double mu_step, const double *nu,
+                                  int nu_steps, int mu_steps, sep_direction *dirs)
+{
+    const size_t k = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (k >= (size_t)nu_steps * mu_steps)
+        return;
+    const int n = (int)(k / mu_steps), m = (int)(k % mu_steps);
+    sep_gc_direction(wedge, mu_min + (m + 0.5) * mu_step, nu[n], &dirs[k]);
+}
+
+extern "C" int orr_cuda_column_directions(int wedge, double mu_min, double mu_step,
+                                          const double *nu, int nu_steps, int mu_steps,
+                                          sep_direction *dirs)
+{
+    const int threads = 256;
+    const size_t n = (size_t)nu_steps * mu_steps;
+    column_directions<<<(unsigned)((n + threads - 1) / threads), threads>>>(
+        wedge, mu_min, mu_step, nu, nu_steps, mu_steps, dirs);
+    return (int)cudaGetLastError();
+}
+
 template <int NS>
 __global__ void star_sums(int n, int convolve, int n_streams_rt, const sep_direction *dirs,
                           const double *r_point, const double *qw, double *bg, double *st)
 {
-    const int ns = NS > 0 ? NS : n_streams_rt;
+    const int ns = NS >= 0 ? NS : n_streams_rt;
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n)
         return;

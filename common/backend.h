@@ -39,6 +39,8 @@ typedef struct {
     int platform;           /* OpenCL platform; -1: not given */
     int nthreads;           /* CPU app; 0: BOINC's ncpus, else every core */
     const char *cpu_path;   /* CPU app: scalar, sse2, avx2, avx512; NULL: best */
+    double gpu_target_frequency;  /* GPU apps: launches per second; 0: default */
+    int non_responsive;     /* GPU apps: whole batches per launch */
 } orr_backend_request;
 
 /* Makes an app's backend ready: picks and opens its device. A missing or

@@ -17,7 +17,8 @@
 enum opt_id {
     OPT_PARAMS, OPT_STARS, OPT_MEMBERSHIP, OPT_IGNORE_CKPT, OPT_CLEANUP_CKPT, OPT_RESULTS,
     OPT_MODFIT, OPT_NEWBG, OPT_MODEL, OPT_DEVICE, OPT_PLATFORM, OPT_NP, OPT_P, OPT_HELP,
-    OPT_VERSION, OPT_NO_PROGRESS, OPT_NTHREADS, OPT_CPU_PATH, OPT_CHECKPOINT_PERIOD
+    OPT_VERSION, OPT_NO_PROGRESS, OPT_NTHREADS, OPT_CPU_PATH, OPT_CHECKPOINT_PERIOD,
+    OPT_GPU_FREQUENCY, OPT_NON_RESPONSIVE
 };
 
 typedef struct {
@@ -48,6 +49,10 @@ static const opt_spec options[] = {
     {NULL, "--model", NULL, "NAME", OPT_MODEL, "classic or v146 (default: detected from the file)"},
     {"-d", "--device", NULL, "N", OPT_DEVICE, "GPU device number (GPU apps; BOINC's choice wins)"},
     {"-l", "--platform", NULL, "N", OPT_PLATFORM, "OpenCL platform number (OpenCL app)"},
+    {"-q", "--gpu-target-frequency", NULL, "HZ", OPT_GPU_FREQUENCY,
+     "GPU apps: kernel launches per second, so the desktop stays smooth (default 60)"},
+    {"-r", "--non-responsive", NULL, NULL, OPT_NON_RESPONSIVE,
+     "GPU apps: launch whole batches (fastest; the display may stutter)"},
     {NULL, "--nthreads", "--threads", "N", OPT_NTHREADS,
      "CPU app: threads (default: BOINC's ncpus, or every core when run by hand)"},
     {NULL, "--cpu-path", NULL, "NAME", OPT_CPU_PATH,
@@ -197,6 +202,13 @@ static orr_status parse_cli(int argc, char **argv, cli *c, orr_error *err)
             break;
         case OPT_NTHREADS: s = parse_int_arg(arg, value, 1, 1024, &c->request.nthreads, err); break;
         case OPT_CPU_PATH: c->request.cpu_path = value; break;
+        case OPT_GPU_FREQUENCY: {
+            int hz = 0;
+            s = parse_int_arg(arg, value, 1, 1000, &hz, err);
+            c->request.gpu_target_frequency = hz;
+            break;
+        }
+        case OPT_NON_RESPONSIVE: c->request.non_responsive = 1; break;
         case OPT_NP: s = parse_int_arg(arg, value, 0, SEP_MAX_SEARCH_PARAMS, &c->sep.np, err); break;
         case OPT_P: after_p = 1; break;
         case OPT_HELP: c->help = 1; break;

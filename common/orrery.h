@@ -15,6 +15,15 @@
 #define ORR_HD
 #endif
 
+/* "#pragma unroll N" for the CUDA compiler, nothing for C compilers (they
+ * would warn about an unknown pragma). */
+#define ORR_PRAGMA(x) _Pragma(#x)
+#ifdef __CUDACC__
+#define ORR_UNROLL(n) ORR_PRAGMA(unroll n)
+#else
+#define ORR_UNROLL(n)
+#endif
+
 /* Diagnostics for a person reading the log. Result tags are not written
  * with these: reports write their own exact format. */
 void orr_log(const char *fmt, ...)

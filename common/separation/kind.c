@@ -450,12 +450,15 @@ orr_status sep_run(const sep_run_options *opt, orr_backend *be, orr_error *err)
         s = open_outputs(&job, err);
         if (s == ORR_OK)
             s = integrate_all(&job, st, err);
+        const double t_integrals = orr_runtime_seconds();
         if (s == ORR_OK)
             s = likelihood_all(&job, st, err);
         if (s == ORR_OK) {
             orr_runtime_progress(1.0);
             orr_runtime_progress_end();
-            orr_log("separation: finished in %.3f s", orr_runtime_seconds() - t0);
+            const double t_end = orr_runtime_seconds();
+            orr_log("separation: finished in %.3f s (integrals %.3f s, likelihood %.3f s)",
+                    t_end - t0, t_integrals - t0, t_end - t_integrals);
             /* The tags and the record that they were printed belong
              * together: a quit between them would print them twice. */
             orr_runtime_begin_critical();

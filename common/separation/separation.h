@@ -35,8 +35,8 @@
 
 /* (deg * pi) / 180, not deg * (pi / 180): the two differ in the last bit,
  * and the published stream integrals follow the former. */
-static inline double sep_d2r(double deg) { return deg * M_PI / 180.0; }
-static inline double sep_r2d(double rad) { return rad * 180.0 / M_PI; }
+static inline ORR_HD double sep_d2r(double deg) { return deg * M_PI / 180.0; }
+static inline ORR_HD double sep_r2d(double rad) { return rad * 180.0 / M_PI; }
 
 typedef enum {
     SEP_MODEL_AUTO = 0,   /* from the file: background_weight_* lines mean v146 */
@@ -203,18 +203,15 @@ double sep_r_points(const sep_model_consts *mc, const sep_setup *s, double r_pri
 double sep_star_r_points(const sep_model_consts *mc, const sep_setup *s, double r_prime,
                          double *r_point, double *qw_r3_N);
 
-/* Stripe coordinates (mu, nu, degrees) of wedge -> galactic l, b (degrees). */
-void sep_gc_to_lb(int wedge, double mu, double nu, double *l, double *b);
-
 /* A line of sight: sines and cosines of galactic l and b. */
 typedef struct {
     double lsin, lcos, bsin, bcos;
 } sep_direction;
 
-/* Of galactic (l, b) in degrees (a star), and of the centre of grid column
- * (nu_step, mu_step) of an area: every backend takes its directions from
- * here so they all integrate the same grid. */
-void sep_direction_of_lb(double l, double b, sep_direction *d);
+/* The centre of grid column (nu_step, mu_step) of an area: every backend
+ * takes its directions from here (or from sep_gc_direction in nodes.h, the
+ * same formula, on a GPU) so they all integrate the same grid. Stars:
+ * sep_direction_of_lb in nodes.h. */
 void sep_column_direction(const sep_model_consts *mc, const sep_area_tables *t, int nu_step,
                           int mu_step, sep_direction *d);
 

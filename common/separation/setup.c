@@ -7,15 +7,13 @@
  * integrals must agree with the published values to 1e-12 absolute, i.e. to
  * a few ulps, and these forms are systematic, not random, in their rounding. */
 #include "separation.h"
+#include "nodes.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define SEP_GL_EPS 3.0e-11
-#define SEP_STRIPE_SEPARATION 2.5
-#define SEP_SURVEY_CENTER_DEC 32.5
-#define SEP_NODE_GC 95.0
 #define SEP_SIGMA_NEGLIGIBLE 1.0e-4
 
 #define d2r sep_d2r
@@ -45,41 +43,6 @@ void sep_gauss_legendre(int n, double *x, double *w)
         w[i - 1] = 2.0 / ((1.0 - z * z) * pp * pp);
         w[n - i] = w[i - 1];
     }
-}
-
-static const double equatorial_to_galactic[3][3] = {
-    {-0.054875539726, -0.873437108010, -0.483834985808},
-    {0.494109453312, -0.444829589425, 0.746982251810},
-    {-0.867666135858, -0.198076386122, 0.455983795705},
-};
-
-static double wedge_eta_rad(int wedge)
-{
-    return wedge * d2r(SEP_STRIPE_SEPARATION) - d2r(57.5) - (wedge > 46 ? M_PI : 0.0);
-}
-
-void sep_gc_to_lb(int wedge, double mu, double nu, double *l, double *b)
-{
-    double sinnu = sin(d2r(nu)), cosnu = cos(d2r(nu));
-    double munode = d2r(mu - SEP_NODE_GC);
-    double sinmu = sin(munode), cosmu = cos(munode);
-    double x12 = cosmu * cosnu;
-    double y2 = sinmu * cosnu;
-    double incl = wedge_eta_rad(wedge) + d2r(SEP_SURVEY_CENTER_DEC);
-    double sininc = sin(incl), cosinc = cos(incl);
-    double y1 = y2 * cosinc - sinnu * sininc;
-    double z1 = y2 * sininc + sinnu * cosinc;
-    double ra = atan2(y1, x12) + d2r(SEP_NODE_GC);
-    double dec = asin(z1);
-    double cosdec = cos(dec);
-    double v[3] = {cos(ra) * cosdec, sin(ra) * cosdec, z1 /* sin(asin(z1)) */};
-    double u[3];
-    for (int i = 0; i < 3; i++)
-        u[i] = equatorial_to_galactic[i][0] * v[0] + equatorial_to_galactic[i][1] * v[1] +
-               equatorial_to_galactic[i][2] * v[2];
-    double rxy = hypot(u[0], u[1]);
-    *l = r2d(rxy < 1e-15 ? 0.0 : atan2(u[1], u[0]));
-    *b = r2d(fabs(u[2]) < 1e-15 ? 0.0 : atan2(u[2], rxy));
 }
 
 /* Heliocentric (l, b in degrees, r) -> galactocentric xyz, with x through
@@ -151,21 +114,10 @@ orr_status sep_model_consts_init(const sep_params *p, const sep_model_options *o
     return ORR_OK;
 }
 
-void sep_direction_of_lb(double l, double b, sep_direction *d)
-{
-    const double lr = sep_d2r(l), br = sep_d2r(b);
-    d->lsin = sin(lr);
-    d->lcos = cos(lr);
-    d->bsin = sin(br);
-    d->bcos = cos(br);
-}
-
 void sep_column_direction(const sep_model_consts *mc, const sep_area_tables *t, int nu_step,
                           int mu_step, sep_direction *d)
 {
-    double l, b;
-    sep_gc_to_lb(mc->wedge, t->mu_min + (mu_step + 0.5) * t->mu_step, t->nu[nu_step], &l, &b);
-    sep_direction_of_lb(l, b, d);
+    sep_gc_direction(mc->wedge, t->mu_min + (mu_step + 0.5) * t->mu_step, t->nu[nu_step], d);
 }
 
 /* Detection efficiency (SDSS falloff sigmoid) over r'^3, times xr. */

@@ -14,6 +14,7 @@
 #include "backend.h"
 #include "checkpoint.h"
 #include "io/io.h"
+#include "separation/nodes.h"
 #include "separation/separation.h"
 
 static const char *datadir;
@@ -206,6 +207,67 @@ static void test_stream_centre_on_stripe(void)
             a2 += mc.stream_a[j][k] * mc.stream_a[j][k];
         CU_ASSERT_DOUBLE_EQUAL(a2, 1.0, 1e-15);
     }
+}
+
+/* The GPU kernels take a stream's exponent along a line of sight from its
+ * quadratic in r (sep_stream_quadratic): it must agree with the direct
+ * distance from the axis, evaluated in long double, as closely as the
+ * direct formula in double does, also close to the axis (where an expanded
+ * quadratic loses digits) and looking along it. */
+static void test_stream_quadratic(void)
+{
+    sep_params p = small11_params();
+    sep_model_options opt = {SEP_MODEL_CLASSIC, 0, 0};
+    sep_model_consts mc;
+    orr_error err;
+    CU_ASSERT_EQUAL_FATAL(sep_model_consts_init(&p, &opt, SEP_MODEL_CLASSIC, &mc, &err), ORR_OK);
+    srand48(20261122);
+    double worst = 0, worst_direct = 0;
+    for (int i = 0; i < 200000; i++) {
+        const int j = i % p.n_streams;
+        double l = 360 * drand48(), b = 180 * drand48() - 90, r = 100 * drand48();
+        if (i % 4 == 1) {   /* through the stream centre: the exponent reaches 0 */
+            const double *c = mc.stream_c[j];
+            const double x = c[0] + 8.5, y = c[1], z = c[2];
+            l = atan2(y, x) * 180 / M_PI;
+            b = atan2(z, hypot(x, y)) * 180 / M_PI;
+            r = sqrt(x * x + y * y + z * z) * (1 + 1e-3 * (drand48() - 0.5));
+        }
+        sep_direction d;
+        sep_direction_of_lb(l, b, &d);
+        if (i % 1000 == 2) {   /* along the axis */
+            d.lcos = mc.stream_a[j][0];
+            d.lsin = mc.stream_a[j][1];
+            d.bsin = mc.stream_a[j][2];
+            d.bcos = 1;
+        }
+        sep_stream_quad q;
+        sep_stream_quadratic(&mc, j, &d, &q);
+        const long double x = (long double)r * d.bcos * d.lcos - 8.5L,
+                          y = (long double)r * d.bcos * d.lsin, z = (long double)r * d.bsin;
+        const long double o[3] = {x - mc.stream_c[j][0], y - mc.stream_c[j][1], z - mc.stream_c[j][2]};
+        const long double dot = o[0] * mc.stream_a[j][0] + o[1] * mc.stream_a[j][1] + o[2] * mc.stream_a[j][2];
+        long double d2 = 0;
+        for (int k = 0; k < 3; k++) {
+            const long double e = o[k] - dot * mc.stream_a[j][k];
+            d2 += e * e;
+        }
+        const long double want = d2 * mc.stream_neg_inv_sigma_sq2[j];
+        /* exp's relative error is the exponent's absolute error */
+        const double dev = (double)fabsl(sep_stream_exponent(&q, r) - want) / (1 + (double)fabsl(want));
+        if (dev > worst)
+            worst = dev;
+        const double xd = r * d.bcos * d.lcos - 8.5, yd = r * d.bcos * d.lsin, zd = r * d.bsin;
+        const double direct = sep_stream_d2(&mc, j, xd, yd, zd) * mc.stream_neg_inv_sigma_sq2[j];
+        const double devd = (double)fabsl(direct - want) / (1 + (double)fabsl(want));
+        if (devd > worst_direct)
+            worst_direct = devd;
+    }
+    /* as close as the direct formula in double (sep_stream_d2) comes */
+    CU_ASSERT(worst < 1e-14 && worst <= 1.25 * worst_direct);
+    if (!(worst < 1e-14 && worst <= 1.25 * worst_direct))
+        printf("\n  stream quadratic: worst deviation %.3g (direct formula %.3g)\n", worst,
+               worst_direct);
 }
 
 static void test_status_table(void)
@@ -584,6 +646,7 @@ int main(void)
     CU_add_test(num, "density: v146 halo + thick disk", test_density_v146_halo_disk_mixture);
     CU_add_test(num, "density: v146 --newbg power law", test_density_v146_broken_power_law);
     CU_add_test(num, "stream centre and axis", test_stream_centre_on_stripe);
+    CU_add_test(num, "stream exponent as a quadratic in r", test_stream_quadratic);
     CU_add_test(num, "status table", test_status_table);
     CU_pSuite bad = CU_add_suite("malformed inputs", NULL, NULL);
     CU_add_test(bad, "parameter file breakages", test_params_breakages);

@@ -1,0 +1,48 @@
+/* Host-side policy shared by the GPU backends (CUDA, OpenCL): how long a
+ * launch may take, how many chunks that is, and what the GPU phase cost
+ * the host. The backends own their devices; this owns the decisions that
+ * must not differ between them. */
+#ifndef ORRERY_GPU_H
+#define ORRERY_GPU_H
+
+#include "backend.h"
+
+#define ORR_GPU_DEFAULT_FREQUENCY 60.0   /* launches per second: a smooth desktop */
+
+/* Launch sizing. Responsive: each launch takes about 1/frequency seconds,
+ * so the display driver gets the GPU back that often; the size adapts to
+ * measured launch times, in whole waves (slots = blocks or work-groups the
+ * device runs at once), never fewer than one wave. Non-responsive: every
+ * call's chunks go in one launch (up to max_chunks). */
+typedef struct {
+    double target_s;          /* seconds per launch */
+    int non_responsive;
+    int slots;                /* chunks the device runs at once */
+    int max_chunks;           /* most chunks one launch may hold */
+    int chunks;               /* current launch size */
+    /* accounting of the integral phase */
+    double wall_s, cpu_s;     /* time inside launches; the process's CPU time then */
+    long launches;
+} orr_gpu_pacer;
+
+/* The request's frequency and mode; else the project preferences'
+ * <gpu_target_frequency> and <gpu_non_responsive> (under BOINC); else 60/s. */
+void orr_gpu_pacer_init(orr_gpu_pacer *p, const orr_backend_request *req, int slots,
+                        int max_chunks);
+/* Chunks for the next launch when `remaining` are left in this call. */
+int orr_gpu_pacer_next(const orr_gpu_pacer *p, int remaining);
+
+/* Around each launch (with its read-back): times it, adapts the size. */
+typedef struct {
+    double wall0, cpu0;
+} orr_gpu_span;
+void orr_gpu_pacer_begin(orr_gpu_pacer *p, orr_gpu_span *span);
+void orr_gpu_pacer_end(orr_gpu_pacer *p, const orr_gpu_span *span, int chunks);
+
+/* One log line: launches, GPU seconds, host CPU seconds and their ratio. */
+void orr_gpu_pacer_report(const orr_gpu_pacer *p, const char *backend);
+
+/* CPU time of the whole process (every thread), in seconds. */
+double orr_process_cpu_seconds(void);
+
+#endif
