@@ -198,12 +198,7 @@ static orr_status cuda_star_probs(orr_backend *be, const sep_model_consts *mc, c
     if (n > STAR_CAPACITY)
         return orr_fail(err, ORR_ERR_INTERNAL, "CUDA: %d stars in one call (at most %d)", n,
                         STAR_CAPACITY);
-    /* Nodes on the host (the shared r-point code), sums on the device. */
-    for (int i = 0; i < n; i++) {
-        c->h_k[i] = sep_star_r_points(mc, s, stars->r[begin + i], c->h_rp + (size_t)i * cv,
-                                      c->h_qw + (size_t)i * cv);
-        sep_direction_of_lb(stars->l[begin + i], stars->b[begin + i], &c->h_dirs[i]);
-    }
+    orr_gpu_star_nodes(mc, s, stars, begin, n, c->h_dirs, c->h_rp, c->h_qw, c->h_k);
     int e = orr_cuda_set_model(mc);
     if (e)
         return cuda_fail(err, (cudaError_t)e, "copying the model constants");
@@ -224,11 +219,7 @@ static orr_status cuda_star_probs(orr_backend *be, const sep_model_consts *mc, c
     orr_runtime_end_critical();
     if (r != cudaSuccess)
         return cuda_fail(err, r, "computing the star probabilities");
-    for (int i = 0; i < n; i++) {
-        bg_prob[begin + i] = c->h_bg[i] * c->h_k[i];
-        for (int j = 0; j < ns; j++)
-            st_prob[(size_t)(begin + i) * ns + j] = c->h_st[(size_t)i * ns + j] * c->h_k[i];
-    }
+    orr_gpu_star_probs(ns, begin, n, c->h_k, c->h_bg, c->h_st, bg_prob, st_prob);
     return ORR_OK;
 }
 

@@ -1,9 +1,9 @@
-/* The OpenCL app. Until its kernels land it runs the shared CPU reference so
- * the binary, its build and its command line exist and stay tested. */
+/* The OpenCL app: the driver with the OpenCL backend. */
 #include "driver.h"
+#include "opencl_backend.h"
 
 int main(int argc, char **argv)
 {
-    static const orr_app_info app = {"orrery_opencl", 1, orr_open_reference_backend};
+    static const orr_app_info app = {"orrery_opencl", 1, orr_open_opencl_backend};
     return orr_main(argc, argv, &app);
 }

@@ -12,7 +12,10 @@
 # Environment: ORR_DATA (default tests/data/milkyway), ORR_GPU_PEAK (a
 # program printing "<GFLOP/s> GFLOP/s ..." first; default bench/cuda_peak),
 # BENCH_CASES ("small11 medium stripe12 stripe79"), BENCH_MODES
-# ("responsive non-responsive"), ORR_APP_ARGS (extra arguments).
+# ("responsive non-responsive"), ORR_APP_ARGS (extra arguments),
+# BENCH_WARMUP (1: run each app and case once untimed first, so the timed
+# runs find the OpenCL kernels in the driver's cache, as every run after a
+# volunteer's first does; the first run's build time is in the app's log).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 data=$(readlink -f "${ORR_DATA:-$here/../tests/data/milkyway}")
@@ -43,6 +46,11 @@ for app in "$@"; do
         stripe79) stars="$data/stars/stars-79.txt.gz" ;;
         esac
         convolve=$(sed -n 's/^convolve: *\([0-9]*\).*/\1/p' "$work/$c.txt")
+        if [ "${BENCH_WARMUP:-1}" = 1 ]; then
+            # shellcheck disable=SC2086
+            (cd "$work" && "$app" -i -c --no-progress -a "$work/$c.txt" -s "$stars" \
+                ${ORR_APP_ARGS:-} >/dev/null 2>&1) || true
+        fi
         for m in $modes; do
             flag=
             [ "$m" = non-responsive ] && flag=-r
@@ -53,7 +61,7 @@ for app in "$@"; do
             read -r ns cells <<<"$(echo "$out" |
                 sed -n 's/.* \([0-9]*\) streams\{0,1\}, .* \([0-9]*\) cells,.*/\1 \2/p')"
             read -r gpu cpu <<<"$(echo "$out" |
-                sed -n 's/.*integrals: .*, \([0-9.]*\) s on the GPU, host CPU \([0-9.]*\) s.*/\1 \2/p')"
+                sed -n 's/.*integrals: .*, \([0-9.]*\) s on the device, host CPU \([0-9.]*\) s.*/\1 \2/p')"
             awk -v a="$(basename "$app")" -v c="$c" -v m="$m" -v s="$secs" -v g="$gpu" \
                 -v cpu="$cpu" -v ns="$ns" -v cells="$cells" -v cv="$convolve" -v pk="$peak" 'BEGIN {
                 f = cells * (4 + 2 * ns + cv * (56 + 58 * ns)) / g / 1e9

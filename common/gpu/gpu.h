@@ -23,6 +23,7 @@ typedef struct {
     /* accounting of the integral phase */
     double wall_s, cpu_s;     /* time inside launches; the process's CPU time then */
     long launches;
+    double s_per_chunk;       /* last measured rate */
 } orr_gpu_pacer;
 
 /* The request's frequency and mode; else the project preferences'
@@ -39,8 +40,25 @@ typedef struct {
 void orr_gpu_pacer_begin(orr_gpu_pacer *p, orr_gpu_span *span);
 void orr_gpu_pacer_end(orr_gpu_pacer *p, const orr_gpu_span *span, int chunks);
 
+/* Seconds the next launch of `chunks` should take, from the last measured
+ * rate (0 before any): the OpenCL backend sleeps most of it instead of
+ * letting a spinning driver wait. */
+double orr_gpu_pacer_expected_s(const orr_gpu_pacer *p, int chunks);
+
 /* One log line: launches, GPU seconds, host CPU seconds and their ratio. */
 void orr_gpu_pacer_report(const orr_gpu_pacer *p, const char *backend);
+
+/* Stars on a GPU: their nodes are made on the host by the shared r-point
+ * code (sep_star_r_points), the sums on the device, and K applied on the
+ * host again. Stars begin..begin+n-1: dirs[i], r_point/qw_r3_N[i * convolve
+ * + c] and k[i] for the device... */
+void orr_gpu_star_nodes(const sep_model_consts *mc, const sep_setup *s, const sep_stars *stars,
+                        int begin, int n, sep_direction *dirs, double *r_point, double *qw_r3_N,
+                        double *k);
+/* ...and from the device's node sums bg[i], st[i * n_streams + j], the
+ * probabilities bg_prob[begin + i], st_prob[(begin + i) * n_streams + j]. */
+void orr_gpu_star_probs(int n_streams, int begin, int n, const double *k, const double *bg,
+                        const double *st, double *bg_prob, double *st_prob);
 
 /* CPU time of the whole process (every thread), in seconds. */
 double orr_process_cpu_seconds(void);

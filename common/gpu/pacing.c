@@ -71,6 +71,8 @@ void orr_gpu_pacer_end(orr_gpu_pacer *p, const orr_gpu_span *span, int chunks)
     p->wall_s += spent;
     p->cpu_s += orr_process_cpu_seconds() - span->cpu0;
     p->launches++;
+    if (chunks > 0 && spent > 0.0)
+        p->s_per_chunk = spent / chunks;
     /* Only a full-size launch says how long that size takes; the rate it
      * shows sets the next size, in whole waves, clamped so one slow or
      * fast launch moves it at most by a factor of two. */
@@ -88,6 +90,11 @@ void orr_gpu_pacer_end(orr_gpu_pacer *p, const orr_gpu_span *span, int chunks)
     p->chunks = n < p->max_chunks ? n : p->max_chunks;
 }
 
+double orr_gpu_pacer_expected_s(const orr_gpu_pacer *p, int chunks)
+{
+    return p->s_per_chunk * chunks;
+}
+
 void orr_gpu_pacer_report(const orr_gpu_pacer *p, const char *backend)
 {
     if (p->launches == 0)
@@ -97,7 +104,7 @@ void orr_gpu_pacer_report(const orr_gpu_pacer *p, const char *backend)
         snprintf(mode, sizeof mode, "non-responsive");
     else
         snprintf(mode, sizeof mode, "%.0f/s target", 1.0 / p->target_s);
-    orr_log("%s integrals: %ld launches (%s), %.3f s on the GPU, host CPU %.3f s "
+    orr_log("%s integrals: %ld launches (%s), %.3f s on the device, host CPU %.3f s "
             "(%.1f%% of a core)",
             backend, p->launches, mode, p->wall_s, p->cpu_s,
             p->wall_s > 0 ? 100.0 * p->cpu_s / p->wall_s : 0.0);

@@ -16,6 +16,13 @@
 #include <boinc/diagnostics.h>
 #include <boinc/filesys.h>
 #endif
+#if ORR_BOINC_OPENCL
+#if ORR_BOINC_SOURCE_TREE
+#include "boinc_opencl.h"
+#else
+#include <boinc/boinc_opencl.h>
+#endif
+#endif
 
 int orr_boinc_init(int gpu_app, int standalone)
 {
@@ -86,3 +93,19 @@ void orr_boinc_temporary_exit(int delay_s, const char *reason)
 {
     boinc_temporary_exit(delay_s, reason);
 }
+
+#if ORR_BOINC_OPENCL
+int orr_boinc_opencl_ids(void **device, void **platform)
+{
+    // BOINC picks the device it assigned by vendor and index among that
+    // vendor's GPUs, never a raw index across platforms.
+    cl_device_id d = NULL;
+    cl_platform_id p = NULL;
+    int r = boinc_get_opencl_ids(&d, &p);
+    if (r != 0)
+        return r;
+    *device = d;
+    *platform = p;
+    return 0;
+}
+#endif

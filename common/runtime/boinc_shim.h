@@ -23,6 +23,10 @@ int orr_boinc_quit_requested(void);
 int orr_boinc_suspended(void);
 void orr_boinc_finish(int status);
 void orr_boinc_temporary_exit(int delay_s, const char *reason);
+/* The OpenCL app only (its copy of the shim is built with
+ * ORR_BOINC_OPENCL): the platform and device the client assigned, as
+ * cl_platform_id / cl_device_id; 0 on success, BOINC's error otherwise. */
+int orr_boinc_opencl_ids(void **device, void **platform);
 
 #ifdef __cplusplus
 }

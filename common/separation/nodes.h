@@ -1,13 +1,17 @@
 /* The integrand at the convolution nodes of one line of sight: the model's
  * formulas (spec section 4) in upstream's arithmetic order, written once
- * for the C reference, the SIMD kernels' lane-wise fallback and the CUDA
- * kernels (ORR_HD makes them host and device functions under nvcc). */
+ * for the C reference, the SIMD kernels' lane-wise fallback, the CUDA
+ * kernels (ORR_HD makes them host and device functions under nvcc) and the
+ * OpenCL kernels (embedded in their source; ORR_CONSTANT and ORR_GLOBAL
+ * name the address spaces there). */
 #ifndef ORRERY_SEPARATION_NODES_H
 #define ORRERY_SEPARATION_NODES_H
 
+#ifndef __OPENCL_C_VERSION__
 #include <math.h>
+#endif
 
-#include "separation.h"
+#include "model.h"
 
 /* ---- the sky: stripe coordinates and lines of sight ---- */
 
@@ -69,7 +73,7 @@ static inline ORR_HD double sep_cube(double x) { return x * x * x; }
 
 /* Background density term of one node at galactocentric (x, y, z), rg the
  * flattened radius, times the node weight qw. */
-static inline ORR_HD double sep_bg_node(const sep_model_consts *mc, double x, double y, double z,
+static inline ORR_HD double sep_bg_node(ORR_CONSTANT const sep_model_consts *mc, double x, double y, double z,
                                         double rg, double qw)
 {
     double h;
@@ -91,10 +95,10 @@ static inline ORR_HD double sep_bg_node(const sep_model_consts *mc, double x, do
 
 /* Squared distance of (x, y, z) from stream s's axis: the offset from the
  * stream centre less its component along the axis. */
-static inline ORR_HD double sep_stream_d2(const sep_model_consts *mc, int s, double x, double y,
+static inline ORR_HD double sep_stream_d2(ORR_CONSTANT const sep_model_consts *mc, int s, double x, double y,
                                           double z)
 {
-    const double *a = mc->stream_a[s], *cc = mc->stream_c[s];
+    ORR_CONSTANT const double *a = mc->stream_a[s], *cc = mc->stream_c[s];
     double dx = x - cc[0], dy = y - cc[1], dz = z - cc[2];
     const double dot = a[0] * dx + a[1] * dy + a[2] * dz;
     dx -= dot * a[0];
@@ -106,9 +110,9 @@ static inline ORR_HD double sep_stream_d2(const sep_model_consts *mc, int s, dou
 /* Sum over the convolution nodes for one direction: returns the background
  * sum and fills st[0..n_streams), both without the K factor. n_streams is
  * mc->n_streams; passing it as a constant lets a caller specialise. */
-static inline ORR_HD double sep_node_sums(const sep_model_consts *mc, const int n_streams,
-                                          const sep_direction *d, const double *r_point,
-                                          const double *qw_r3_N, int n, double *st)
+static inline ORR_HD double sep_node_sums(ORR_CONSTANT const sep_model_consts *mc, const int n_streams,
+                                          const sep_direction *d, ORR_GLOBAL const double *r_point,
+                                          ORR_GLOBAL const double *qw_r3_N, int n, double *st)
 {
     const double lsin = d->lsin, lcos = d->lcos, bsin = d->bsin, bcos = d->bcos;
     double bg = 0.0;
@@ -136,9 +140,10 @@ static inline ORR_HD double sep_node_sums(const sep_model_consts *mc, const int 
  * r_point[c * stride] (a node-major layout has stride r_steps; measured on
  * an H200 it was 14% slower than row-major, stride 1, so the kernels use
  * row-major for now). */
-static inline ORR_HD double sep_node_sums_fast(const sep_model_consts *mc, const int n_streams,
-                                               const sep_direction *d, const double *r_point,
-                                               const double *qw_r3_N, int n, int stride, double *st)
+static inline ORR_HD double sep_node_sums_fast(ORR_CONSTANT const sep_model_consts *mc, const int n_streams,
+                                               const sep_direction *d, ORR_GLOBAL const double *r_point,
+                                               ORR_GLOBAL const double *qw_r3_N, int n, int stride,
+                                               double *st)
 {
     const double lsin = d->lsin, lcos = d->lcos, bsin = d->bsin, bcos = d->bcos;
     double bg = 0.0;
@@ -178,11 +183,11 @@ typedef struct {
     double d0;    /* f d0 */
 } sep_stream_quad;
 
-static inline ORR_HD void sep_stream_quadratic(const sep_model_consts *mc, int s,
+static inline ORR_HD void sep_stream_quadratic(ORR_CONSTANT const sep_model_consts *mc, int s,
                                                const sep_direction *d, sep_stream_quad *q)
 {
     const double ux = d->bcos * d->lcos, uy = d->bcos * d->lsin, uz = d->bsin;
-    const double *a = mc->stream_a[s], *c = mc->stream_c[s];
+    ORR_CONSTANT const double *a = mc->stream_a[s], *c = mc->stream_c[s];
     const double px = c[0] + SEP_SUN_R0, py = c[1], pz = c[2];   /* centre seen from the Sun */
     const double wx = uy * a[2] - uz * a[1], wy = uz * a[0] - ux * a[2], wz = ux * a[1] - uy * a[0];
     const double vx = py * a[2] - pz * a[1], vy = pz * a[0] - px * a[2], vz = px * a[1] - py * a[0];
@@ -205,9 +210,9 @@ static inline ORR_HD double sep_stream_exponent(const sep_stream_quad *q, double
 
 /* sep_node_sums_fast with the streams' exponents from their quadratics
  * (q[s] from sep_stream_quadratic for this direction). */
-static inline ORR_HD double sep_node_sums_quad(const sep_model_consts *mc, const int n_streams,
+static inline ORR_HD double sep_node_sums_quad(ORR_CONSTANT const sep_model_consts *mc, const int n_streams,
                                                const sep_direction *d, const sep_stream_quad *q,
-                                               const double *r_point, const double *qw_r3_N,
+                                               ORR_GLOBAL const double *r_point, ORR_GLOBAL const double *qw_r3_N,
                                                int n, double *st)
 {
     const double lsin = d->lsin, lcos = d->lcos, bsin = d->bsin, bcos = d->bcos;

@@ -6,7 +6,9 @@
 # run of the same work unit (byte for byte), that the client recorded a
 # checkpoint and that the task resumed from it. A second job runs a
 # GPU-requiring stub on a fake NVIDIA GPU and must be postponed (BOINC's
-# temporary exit) with the stub's reason.
+# temporary exit) with the stub's reason. A third (with ORR_OPENCL_APP) runs
+# the OpenCL app on that fake GPU: it must ask BOINC for its device, find
+# none (PoCL is no NVIDIA GPU) and be postponed too.
 #
 # Needs the packages boinc-client (boinc, boinccmd). Anyone can run it:
 #   ORR_APP=app_cpu/orrery_cpu ORR_GPU_STUB=tests/e2e/orrery_gpu_stub \
@@ -221,4 +223,24 @@ grep -E "postponed|temporary exit" "$dir/client.log" | head -2
 grep -q "<exit_status>" "$dir/client_state.xml" && grep -q "<exit_status>[1-9]" "$dir/client_state.xml" &&
     fail "the GPU task was recorded as an error"
 echo "GPU job: postponed with the stub's reason"
-echo "2 passed, 0 failed"
+passed=2
+
+# ---- the OpenCL app assigned a GPU no OpenCL platform has ----
+# It must take the client's assignment (boinc_get_opencl_ids), not fall
+# back to another device such as PoCL's CPU, and be postponed.
+opencl=${ORR_OPENCL_APP:-}
+if [ -n "$opencl" ] && [ -x "$opencl" ] && [ "${ORR_WITH_BOINC:-yes}" = yes ]; then
+    dir="$work/opencl"
+    make_client "$dir" "$(readlink -f "$opencl")" NVIDIA
+    start_client "$dir"
+    wait_for "$dir/client.log" "Starting task wu1_r0" 60 || fail "the client did not start the OpenCL task"
+    wait_for "$dir/client.log" "postponed|temporary exit" 60 || fail "the OpenCL task was not postponed"
+    stop_client
+    grep -q "BOINC assigned no usable OpenCL device" "$dir/client.log" ||
+        fail "the client log does not carry the OpenCL app's reason"
+    grep -E "postponed|temporary exit" "$dir/client.log" | head -1
+    grep -q "<exit_status>[1-9]" "$dir/client_state.xml" && fail "the OpenCL task was recorded as an error"
+    echo "OpenCL job: took BOINC's assignment (an NVIDIA GPU it has no OpenCL device for), postponed"
+    passed=3
+fi
+echo "$passed passed, 0 failed"

@@ -5,7 +5,10 @@
  * result file behind. The runs go two at a time (ORR_TEST_JOBS) since the
  * suite runs on small machines. With ORR_CPU_PATHS ("scalar avx2 ...") the
  * whole suite runs once per CPU kernel path (--cpu-path), one CUnit suite
- * each; a path this CPU cannot run is reported and skipped. */
+ * each; a path this CPU cannot run is reported and skipped. The GPU apps
+ * run it too: ORR_APP names the app, ORR_APP_ARGS adds arguments
+ * ("--platform 0 --device 0") and ORR_TOLERANCE=gpu applies the spec's
+ * GPU tolerance (their sums run in another order). */
 #include <CUnit/Basic.h>
 #include <errno.h>
 #include <math.h>
@@ -26,6 +29,12 @@
  * (see README: small86_fileparams differs by 1.6e-12 = 1.5e-15 relative). */
 #define LIKELIHOOD_TOL 1e-12
 #define INTEGRAL_REL_TOL 2e-15
+/* GPU apps: 1e-11 (spec), and 2e-14 relative for integrals up to ~1e3. */
+#define GPU_LIKELIHOOD_TOL 1e-11
+#define GPU_INTEGRAL_REL_TOL 2e-14
+static double likelihood_tol = LIKELIHOOD_TOL, integral_rel_tol = INTEGRAL_REL_TOL;
+static char *extra_args[16];
+static int n_extra_args;
 
 typedef struct {
     int member;
@@ -135,12 +144,14 @@ static pid_t start_case(test_case *c)
         if (chdir(c->dir) != 0 || !freopen(out, "w", stderr) || !freopen("/dev/null", "w", stdout))
             _exit(127);
         /* -t too: an error case must leave no results.txt behind. */
-        char *argv[MAX_ARGS + 1];
+        char *argv[MAX_ARGS + 20];
         int n = 0;
         char path_arg[64];
         for (int i = 0; i < c->argc; i++)
             argv[n++] = c->argv[i];
         argv[n++] = "-t";
+        for (int i = 0; i < n_extra_args; i++)
+            argv[n++] = extra_args[i];
         if (cpu_path) {
             snprintf(path_arg, sizeof path_arg, "--cpu-path=%s", cpu_path);
             argv[n++] = path_arg;
@@ -278,9 +289,9 @@ static void check_case(void)
         int integral = strstr(e->tag, "integral") != NULL;
         for (int k = 0; k < n; k++) {
             double d = fabs(got[k] - e->v[k]);
-            double tol = LIKELIHOOD_TOL;
-            if (integral && INTEGRAL_REL_TOL * fabs(e->v[k]) > tol)
-                tol = INTEGRAL_REL_TOL * fabs(e->v[k]);
+            double tol = likelihood_tol;
+            if (integral && integral_rel_tol * fabs(e->v[k]) > tol)
+                tol = integral_rel_tol * fabs(e->v[k]);
             CU_ASSERT(d <= tol);
             if (d > tol)
                 printf("\n  %s: %s[%d] = %.17g, expected %.17g (diff %.2e > %.1e)", c->id, e->tag, k,
@@ -315,6 +326,13 @@ int main(void)
         fprintf(stderr, "cannot load the cases (ORR_APP, ORR_DATA)\n");
         return 1;
     }
+    if (getenv("ORR_TOLERANCE") && strcmp(getenv("ORR_TOLERANCE"), "gpu") == 0) {
+        likelihood_tol = GPU_LIKELIHOOD_TOL;
+        integral_rel_tol = GPU_INTEGRAL_REL_TOL;
+    }
+    char *args = strdup(getenv("ORR_APP_ARGS") ? getenv("ORR_APP_ARGS") : "");
+    for (char *tok = strtok(args, " "); tok && n_extra_args < 16; tok = strtok(NULL, " "))
+        extra_args[n_extra_args++] = tok;
     const char *list = getenv("ORR_CPU_PATHS");
     char *copy = strdup(list ? list : "");
     for (char *tok = strtok(copy, " "); tok && n_paths < MAX_PATHS; tok = strtok(NULL, " "))
@@ -323,8 +341,9 @@ int main(void)
         paths[n_paths++] = NULL;   /* the app's default path */
     for (int p = 0; p < n_paths; p++) {
         char suite_name[128];
-        snprintf(suite_name, sizeof suite_name, "separation reference cases (expected.json)%s%s%s",
-                 paths[p] ? ", --cpu-path=" : "", paths[p] ? paths[p] : "", "");
+        const char *app_name = strrchr(app, '/') ? strrchr(app, '/') + 1 : app;
+        snprintf(suite_name, sizeof suite_name, "separation reference cases (expected.json), %s%s%s",
+                 app_name, paths[p] ? " --cpu-path=" : "", paths[p] ? paths[p] : "");
         CU_pSuite suite = CU_add_suite(strdup(suite_name), suite_inits[p], NULL);
         for (int i = 0; i < n_cases && i < (int)(sizeof case_fns / sizeof case_fns[0]); i++)
             CU_add_test(suite, strdup(cases[i].id), case_fns[i]);
