@@ -18,7 +18,7 @@ enum opt_id {
     OPT_PARAMS, OPT_STARS, OPT_MEMBERSHIP, OPT_IGNORE_CKPT, OPT_CLEANUP_CKPT, OPT_RESULTS,
     OPT_MODFIT, OPT_NEWBG, OPT_MODEL, OPT_DEVICE, OPT_PLATFORM, OPT_NP, OPT_P, OPT_HELP,
     OPT_VERSION, OPT_NO_PROGRESS, OPT_NTHREADS, OPT_CPU_PATH, OPT_CHECKPOINT_PERIOD,
-    OPT_GPU_FREQUENCY, OPT_NON_RESPONSIVE
+    OPT_GPU_FREQUENCY, OPT_NON_RESPONSIVE, OPT_CHECK
 };
 
 typedef struct {
@@ -57,6 +57,8 @@ static const opt_spec options[] = {
      "CPU app: threads (default: BOINC's ncpus, or every core when run by hand)"},
     {NULL, "--cpu-path", NULL, "NAME", OPT_CPU_PATH,
      "CPU app: scalar, sse2, avx2 or avx512 (default: the best this CPU runs)"},
+    {NULL, "--check", NULL, NULL, OPT_CHECK,
+     "check the work unit (files, search values) and print its size and cost; compute nothing"},
     {"-np", "--num-params", NULL, "N", OPT_NP, "number of search parameter values that follow -p"},
     {"-p", "--params", NULL, NULL, OPT_P, "the search parameter values follow (to the end)"},
     {"-h", "--help", NULL, NULL, OPT_HELP, "show this help"},
@@ -132,6 +134,7 @@ typedef struct {
     sep_run_options sep;
     double *search;
     int help, version;
+    int check;
     int no_progress;
     int checkpoint_period;
     orr_backend_request request;
@@ -209,6 +212,7 @@ static orr_status parse_cli(int argc, char **argv, cli *c, orr_error *err)
             break;
         }
         case OPT_NON_RESPONSIVE: c->request.non_responsive = 1; break;
+        case OPT_CHECK: c->check = 1; break;
         case OPT_NP: s = parse_int_arg(arg, value, 0, SEP_MAX_SEARCH_PARAMS, &c->sep.np, err); break;
         case OPT_P: after_p = 1; break;
         case OPT_HELP: c->help = 1; break;
@@ -242,6 +246,31 @@ static int finish_with(orr_status s, const orr_error *err)
     return orr_runtime_finish(orr_status_exit_code(s));
 }
 
+/* --check: the work unit as the app reads it, as "key value" lines on
+ * stdout for the work-unit generator (workunits/orrery-wugen). No BOINC
+ * runtime: this runs on the project server. */
+static orr_status check_work_unit(const sep_run_options *opt, orr_error *err)
+{
+    sep_work_unit_info info;
+    orr_status s = sep_check_work_unit(opt, &info, err);
+    if (s != ORR_OK)
+        return s;
+    printf("model %s\n", sep_model_name(info.model));
+    printf("streams %d\n", info.n_streams);
+    printf("bundle_members %d\n", info.members);
+    printf("params_per_member %d\n", info.per_wu);
+    printf("convolve %d\n", info.convolve);
+    printf("areas %d\n", info.n_areas);
+    printf("cells %lld\n", info.cells);
+    printf("stars %d\n", info.n_stars);
+    printf("integral_flops %.6e\n", info.cost.integral_flops);
+    printf("likelihood_flops %.6e\n", info.cost.likelihood_flops);
+    printf("model_flops %.6e\n", info.cost.model_flops);
+    printf("rsc_fpops_est %.6e\n", info.cost.fpops_est);
+    printf("memory_bytes %.6e\n", info.memory_bytes);
+    return ORR_OK;
+}
+
 int orr_main(int argc, char **argv, const orr_app_info *app)
 {
     cli c;
@@ -261,6 +290,14 @@ int orr_main(int argc, char **argv, const orr_app_info *app)
         fprintf(stderr, "%s: %s\n", app->program, err.message);
         fprintf(stderr, "Try '%s --help'.\n", app->program);
         free(c.search);
+        return orr_status_exit_code(s);
+    }
+
+    if (c.check) {
+        s = check_work_unit(&c.sep, &err);
+        free(c.search);
+        if (s != ORR_OK)
+            fprintf(stderr, "%s: error: %s\n", app->program, err.message);
         return orr_status_exit_code(s);
     }
 

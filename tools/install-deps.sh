@@ -1,6 +1,7 @@
 #!/bin/sh
 # Installs what building and testing Orrery needs on Debian 12 (as root).
-# boinc-client is for the real-client test only (tests/e2e).
+# boinc-client is for the real-client test only (tests/e2e), libxml2-utils
+# (xmllint) for the admin-tools test.
 set -e
 export DEBIAN_FRONTEND=noninteractive
 apt-get update
@@ -8,4 +9,4 @@ apt-get install -y --no-install-recommends \
     build-essential autoconf automake pkg-config \
     zlib1g-dev libcunit1-dev libboinc-app-dev \
     ocl-icd-opencl-dev opencl-headers pocl-opencl-icd \
-    boinc-client
+    boinc-client libxml2-utils

@@ -127,6 +127,10 @@ static void work_unit_identity(sep_job *job)
                        job->members};
     h = orr_hash64(h, ints, sizeof ints);
     h = orr_hash64(h, opt->search, (size_t)opt->n_search * sizeof *opt->search);
+    if (!job->be) {   /* checked, not run (sep_check_work_unit) */
+        job->identity = h;
+        return;
+    }
     h = orr_hash64(h, job->be->name, strlen(job->be->name) + 1);
     if (job->be->variant)
         h = orr_hash64(h, job->be->variant, strlen(job->be->variant));
@@ -473,6 +477,38 @@ orr_status sep_run(const sep_run_options *opt, orr_backend *be, orr_error *err)
     if (s != ORR_OK)
         orr_runtime_progress_end();
     free(st);
+    job_free(&job);
+    return s;
+}
+
+orr_status sep_check_work_unit(const sep_run_options *opt, sep_work_unit_info *info,
+                               orr_error *err)
+{
+    sep_job job;
+    memset(&job, 0, sizeof job);
+    memset(info, 0, sizeof *info);
+    job.opt = opt;
+    orr_status s = load_inputs(&job, err);
+    if (s == ORR_OK) {
+        info->model = job.model;
+        info->n_streams = job.file.n_streams;
+        info->members = job.members;
+        info->per_wu = sep_search_params_per_wu(&job.file, job.model);
+        info->convolve = job.file.convolve;
+        info->n_areas = job.setup.n_areas;
+        info->n_stars = job.stars.n;
+        info->cells = job.setup.total_cells;
+        sep_estimate_cost(&job.file, job.stars.n, job.members, &info->cost);
+        /* What the CPU app holds at its peak: the stars (positions,
+         * probabilities, the decompressed text while parsing), the grid
+         * tables, the threads' node tables and the process itself
+         * (measured: see workunits/README.md). */
+        double tables = 0;
+        for (int a = 0; a < job.setup.n_areas; a++)
+            tables += (double)job.setup.areas[a].r_steps * job.file.convolve * 2 * sizeof(double);
+        info->memory_bytes = 40e6 + job.stars.n * (3.0 * 8 + 8.0 * (1 + job.file.n_streams) + 64.0) +
+                             3 * tables;
+    }
     job_free(&job);
     return s;
 }

@@ -49,6 +49,30 @@ static inline ORR_HD void sep_gc_to_lb(int wedge, double mu, double nu, double *
     *b = sep_r2d(fabs(u2) < 1e-15 ? 0.0 : atan2(u2, rxy));
 }
 
+/* The inverse: galactic (l, b) -> stripe coordinates (mu, nu) of a wedge,
+ * degrees, mu in [0, 360). For cutting a catalogue to a wedge (the work-unit
+ * tools); the rotation's transpose is its inverse to 1e-12. */
+static inline ORR_HD void sep_lb_to_gc(int wedge, double l, double b, double *mu, double *nu)
+{
+    const double lr = sep_d2r(l), br = sep_d2r(b);
+    const double u0 = cos(br) * cos(lr), u1 = cos(br) * sin(lr), u2 = sin(br);
+    const double v0 = -0.054875539726 * u0 + 0.494109453312 * u1 + -0.867666135858 * u2;
+    const double v1 = -0.873437108010 * u0 + -0.444829589425 * u1 + -0.198076386122 * u2;
+    const double v2 = -0.483834985808 * u0 + 0.746982251810 * u1 + 0.455983795705 * u2;
+    const double ra = atan2(v1, v0) - sep_d2r(SEP_NODE_GC);
+    const double cosdec = hypot(v0, v1);
+    const double x = cosdec * cos(ra), y = cosdec * sin(ra), z = v2;
+    const double incl = sep_wedge_eta_rad(wedge) + sep_d2r(SEP_SURVEY_CENTER_DEC);
+    const double y2 = y * cos(incl) + z * sin(incl), z2 = -y * sin(incl) + z * cos(incl);
+    double m = sep_r2d(atan2(y2, x)) + SEP_NODE_GC;
+    while (m < 0.0)
+        m += 360.0;
+    while (m >= 360.0)
+        m -= 360.0;
+    *mu = m;
+    *nu = sep_r2d(atan2(z2, hypot(x, y2)));   /* atan2: no asin's loss near the poles */
+}
+
 /* A line of sight from galactic (l, b) in degrees (a star). */
 static inline ORR_HD void sep_direction_of_lb(double l, double b, sep_direction *d)
 {

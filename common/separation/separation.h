@@ -227,8 +227,37 @@ typedef struct {
     const char *platform;
 } sep_run_options;
 
+/* ---- what a work unit costs (spec section 10) ---- */
+
+typedef struct {
+    double integral_flops;     /* one bundle member's integral, the spec's model */
+    double likelihood_flops;   /* one member's likelihood */
+    double model_flops;        /* (integral + likelihood) x members */
+    double fpops_est;          /* BOINC's rsc_fpops_est: (1.7 integral + likelihood) x members */
+} sep_cost;
+
+/* f = sum over areas (r/100)(mu/100)(nu/100); integral = f (4 + 2 ns +
+ * convolve (56 + 58 ns)) 1e6; likelihood = stars (convolve (100 + 58 ns) +
+ * 251 + 12 ns + 54). */
+void sep_estimate_cost(const sep_params *p, int n_stars, int members, sep_cost *c);
+
+/* A work unit as the app would see it, checked as the app checks it
+ * (files, search values, every bundle member's model), nothing computed:
+ * the work-unit generator runs it before anything reaches a volunteer. */
+typedef struct {
+    sep_model model;
+    int n_streams, members, per_wu, convolve, n_areas, n_stars;
+    long long cells;
+    sep_cost cost;
+    double memory_bytes;   /* the CPU app's peak resident size, estimated */
+} sep_work_unit_info;
+
 /* Run a separation work unit end to end; results go to stderr (and the
  * files asked for). */
 orr_status sep_run(const sep_run_options *opt, struct orr_backend *be, orr_error *err);
+
+/* Load and check a work unit without running it (see sep_work_unit_info). */
+orr_status sep_check_work_unit(const sep_run_options *opt, sep_work_unit_info *info,
+                               orr_error *err);
 
 #endif

@@ -1,7 +1,9 @@
 #!/bin/bash
 # Real-client test: the CPU app as a job of Debian's BOINC client, with no
 # server. A hand-written client state (spec boinc.md section 3) gives the
-# client one work unit; the test suspends and resumes it mid-run with
+# client one work unit, made the way a project makes it: by orrery-wugen
+# (files, command line, rsc_* values) and the server templates (open names
+# of the inputs and of the result file). The test suspends and resumes it mid-run with
 # boinccmd and checks the exit status, the output file against a standalone
 # run of the same work unit (byte for byte), that the client recorded a
 # checkpoint and that the task resumed from it. A second job runs a
@@ -19,6 +21,9 @@ refine_grid="$(cd "$(dirname "$0")/../../tools" && pwd)/refine-grid.sh"
 app=$(readlink -f "${ORR_APP:?set ORR_APP to the CPU app}")
 stub=$(readlink -f "${ORR_GPU_STUB:?set ORR_GPU_STUB to tests/e2e/orrery_gpu_stub}")
 data=$(readlink -f "${ORR_DATA:?set ORR_DATA to tests/data/milkyway}")
+top=$(cd "$(dirname "$0")/../.." && pwd)
+wugen=${ORR_WUGEN:-$top/workunits/orrery-wugen}
+templates=$top/server_templates
 
 if [ "${ORR_WITH_BOINC:-yes}" != yes ]; then
     echo "SKIP: built without BOINC"; exit 77
@@ -45,9 +50,20 @@ search="0.571713 12.312119 -3.305187 148.010257 22.453902 0.42035 -0.468858 0.76
 stars="$data/stars/stars-11.txt.gz"
 # small11 on an 8 times finer grid: about ten seconds on one core even for
 # the fast kernels, so there is time to checkpoint, suspend and resume.
-params="$work/params.txt"
 zcat "$data/params_head/astronomy_parameters-11-small.txt.gz" |
-    sh "$refine_grid" 4 2 1 >"$params"
+    sh "$refine_grid" 4 2 1 >"$work/refined.txt"
+# The work unit as a project generates it, and what the templates say.
+"$wugen" --checker "$app" -a "$work/refined.txt" -s "$stars" -p "$search" -n wu -o "$work/wu" \
+    >"$work/wugen.log" 2>&1 || fail "orrery-wugen: $(tail -2 "$work/wugen.log")"
+jobline=$(head -1 "$work/wu/jobs_1.txt")
+command_line=$(echo "$jobline" | sed 's/.*--command_line "\([^"]*\)".*/\1/')
+read -r params_name stars_name <<<"$(echo "$jobline" | sed 's/.*" //')"
+params="$work/wu/$params_name"
+stars="$work/wu/$stars_name"
+fpops_est=$(sed -n 's/.*--rsc_fpops_est \([^ ]*\).*/\1/p' "$work/wu/submit.sh")
+mapfile -t open_names < <(sed -n 's:.*<open_name>\(.*\)</open_name>.*:\1:p' "$templates/separation_in")
+result_open=$(sed -n 's:.*<open_name>\(.*\)</open_name>.*:\1:p' "$templates/separation_out")
+[ ${#open_names[@]} -eq 2 ] && [ -n "$result_open" ] || fail "cannot read the open names from the templates"
 
 # <file> element of a file already on the host.
 file_xml() { # name path [executable]
@@ -122,13 +138,13 @@ $(file_xml stars.txt.gz "$proj/stars.txt.gz")
   <name>wu1</name>
   <app_name>orrery</app_name>
   <version_num>100</version_num>
-  <command_line>-t -np 20 -p $search</command_line>
-  <rsc_fpops_est>1e10</rsc_fpops_est>
+  <command_line>$command_line</command_line>
+  <rsc_fpops_est>$fpops_est</rsc_fpops_est>
   <rsc_fpops_bound>1e14</rsc_fpops_bound>
   <rsc_memory_bound>1e9</rsc_memory_bound>
   <rsc_disk_bound>1e9</rsc_disk_bound>
-  <file_ref><file_name>params.txt</file_name><open_name>astronomy_parameters.txt</open_name></file_ref>
-  <file_ref><file_name>stars.txt.gz</file_name><open_name>stars.txt</open_name></file_ref>
+  <file_ref><file_name>params.txt</file_name><open_name>${open_names[0]}</open_name><copy_file/></file_ref>
+  <file_ref><file_name>stars.txt.gz</file_name><open_name>${open_names[1]}</open_name><copy_file/></file_ref>
 </workunit>
 <result>
   <name>wu1_r0</name>
@@ -139,7 +155,7 @@ $(file_xml stars.txt.gz "$proj/stars.txt.gz")
   <final_cpu_time>0</final_cpu_time>
   <received_time>$now</received_time>
   <report_deadline>$((now + 864000))</report_deadline>
-  <file_ref><file_name>wu1_r0_results</file_name><open_name>results.txt</open_name></file_ref>
+  <file_ref><file_name>wu1_r0_results</file_name><open_name>$result_open</open_name><copy_file/></file_ref>
 </result>
 </client_state>
 XML
@@ -174,9 +190,10 @@ task() { boinccmd --host "127.0.0.1:$port" --passwd "$password" --task "$url" wu
 
 # ---- the reference: the same work unit standalone ----
 mkdir "$work/standalone" && cd "$work/standalone" || fail "cannot make folders in $work"
+cp "$params" "${open_names[0]}"
+cp "$stars" "${open_names[1]}"
 # shellcheck disable=SC2086
-"$app" -a "$params" -s "$stars" -t -np 20 -p $search 2>stderr.txt ||
-    fail "standalone run failed: $(tail -3 stderr.txt)"
+"$app" $command_line 2>stderr.txt || fail "standalone run failed: $(tail -3 stderr.txt)"
 
 # ---- the CPU app under the client, suspended and resumed mid-run ----
 dir="$work/cpu"
@@ -199,8 +216,8 @@ state="$dir/client_state.xml"
 grep -q "<exit_status>0</exit_status>" "$state" || fail "exit status is not 0 in client_state.xml"
 out="$dir/projects/127.0.0.1_offline/wu1_r0_results"
 [ -f "$out" ] || fail "no output file $out"
-cmp -s "$out" "$work/standalone/results.txt" || {
-    diff "$work/standalone/results.txt" "$out"; fail "output differs from the standalone run"; }
+cmp -s "$out" "$work/standalone/$result_open" || {
+    diff "$work/standalone/$result_open" "$out"; fail "output differs from the standalone run"; }
 # The task's stderr, as the client will report it, is in the state file.
 grep -q "resuming from checkpoint" "$state" ||
     fail "the task did not resume from its checkpoint (stderr in client_state.xml)"

@@ -40,6 +40,25 @@ static void test_gc_to_lb_known_points(void)
     }
 }
 
+/* sep_lb_to_gc (cutting catalogues to a wedge) inverts sep_gc_to_lb. */
+static void test_lb_to_gc_round_trip(void)
+{
+    srand48(11);
+    for (int i = 0; i < 10000; i++) {
+        const int wedge = 1 + i % 90;
+        const double mu = 360 * drand48(), nu = 170 * drand48() - 85;
+        double l, b, mu2, nu2;
+        sep_gc_to_lb(wedge, mu, nu, &l, &b);
+        sep_lb_to_gc(wedge, l, b, &mu2, &nu2);
+        double dmu = fabs(mu2 - mu);
+        if (dmu > 180)
+            dmu = 360 - dmu;
+        /* the 12-digit rotation is orthonormal to ~1e-11: 1e-8 degrees */
+        CU_ASSERT(dmu < 1e-8 * (1 + 1 / cos(nu * M_PI / 180)));
+        CU_ASSERT_DOUBLE_EQUAL(nu2, nu, 1e-8);
+    }
+}
+
 static void test_gauss_legendre_polynomials(void)
 {
     static const int sizes[] = {2, 8, 64, 120, 256};
@@ -639,6 +658,7 @@ int main(void)
         return 1;
     CU_pSuite num = CU_add_suite("numerics", NULL, NULL);
     CU_add_test(num, "stripe (mu, nu) -> galactic (l, b)", test_gc_to_lb_known_points);
+    CU_add_test(num, "galactic (l, b) -> stripe (mu, nu) inverts it", test_lb_to_gc_round_trip);
     CU_add_test(num, "Gauss-Legendre exact on polynomials", test_gauss_legendre_polynomials);
     CU_add_test(num, "Kahan summation and merge", test_kahan_beats_naive);
     CU_add_test(num, "r-point construction", test_r_points);
