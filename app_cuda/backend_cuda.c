@@ -153,6 +153,19 @@ static orr_status launch_chunks(cuda_ctx *c, int area, int n_streams, int first,
     return ORR_OK;
 }
 
+/* What orr_gpu_run_chunks needs to launch part of a call. */
+typedef struct {
+    cuda_ctx *c;
+    int area, n_streams, first;
+    sep_partial *out;
+} launch_call;
+
+static orr_status launch_part(void *ctx, int offset, int n, orr_error *err)
+{
+    launch_call *l = ctx;
+    return launch_chunks(l->c, l->area, l->n_streams, l->first + offset, n, l->out + offset, err);
+}
+
 static orr_status cuda_integral_chunks(orr_backend *be, const sep_model_consts *mc,
                                        const sep_setup *s, int area, int first, int count,
                                        sep_partial *out, orr_error *err)
@@ -165,28 +178,17 @@ static orr_status cuda_integral_chunks(orr_backend *be, const sep_model_consts *
     if (e)
         return cuda_fail(err, (cudaError_t)e, "copying the model constants");
     if (c->paced_streams != mc->n_streams) {
-        /* Occupancy depends on the specialised kernel; keep the totals. */
-        const orr_gpu_pacer before = c->pacer;
-        orr_gpu_pacer_init(&c->pacer, &c->request,
-                           c->sms * orr_cuda_integral_blocks_per_sm(mc->n_streams),
-                           MAX_LAUNCH_CHUNKS);
-        c->pacer.wall_s = before.wall_s;
-        c->pacer.cpu_s = before.cpu_s;
-        c->pacer.launches = before.launches;
+        /* Occupancy depends on the specialised kernel. */
+        orr_gpu_pacer_resize(&c->pacer, &c->request,
+                             c->sms * orr_cuda_integral_blocks_per_sm(mc->n_streams),
+                             MAX_LAUNCH_CHUNKS);
         c->paced_streams = mc->n_streams;
     }
     st = ensure_out(c, count < MAX_LAUNCH_CHUNKS ? count : MAX_LAUNCH_CHUNKS, err);
-    for (int done = 0; st == ORR_OK && done < count;) {
-        const int n = orr_gpu_pacer_next(&c->pacer, count - done);
-        orr_gpu_span span;
-        orr_gpu_pacer_begin(&c->pacer, &span);
-        st = launch_chunks(c, area, mc->n_streams, first + done, n, out + done, err);
-        orr_gpu_pacer_end(&c->pacer, &span, n);
-        done += n;
-        if (st == ORR_OK && done < count && orr_runtime_quit_requested())
-            return ORR_QUIT;
-    }
-    return st;
+    if (st != ORR_OK)
+        return st;
+    launch_call call = {c, area, mc->n_streams, first, out};
+    return orr_gpu_run_chunks(&c->pacer, count, launch_part, &call, err);
 }
 
 static orr_status cuda_star_probs(orr_backend *be, const sep_model_consts *mc, const sep_setup *s,

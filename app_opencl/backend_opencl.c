@@ -547,6 +547,20 @@ static orr_status launch_chunks(ocl_ctx *c, ocl_kernels *k, int area, int first,
     return ORR_OK;
 }
 
+/* What orr_gpu_run_chunks needs to launch part of a call. */
+typedef struct {
+    ocl_ctx *c;
+    ocl_kernels *k;
+    int area, first;
+    sep_partial *out;
+} launch_call;
+
+static orr_status launch_part(void *ctx, int offset, int n, orr_error *err)
+{
+    launch_call *l = ctx;
+    return launch_chunks(l->c, l->k, l->area, l->first + offset, n, l->out + offset, err);
+}
+
 static orr_status ocl_integral_chunks(orr_backend *be, const sep_model_consts *mc,
                                       const sep_setup *s, int area, int first, int count,
                                       sep_partial *out, orr_error *err)
@@ -565,25 +579,13 @@ static orr_status ocl_integral_chunks(orr_backend *be, const sep_model_consts *m
     if (c->paced_streams != mc->n_streams) {
         /* The same policy as the CUDA app; OpenCL has no occupancy query,
          * so a wave is two groups per compute unit on a GPU. */
-        const orr_gpu_pacer before = c->pacer;
         const int per_unit = c->type & CL_DEVICE_TYPE_CPU ? 1 : 2;
-        orr_gpu_pacer_init(&c->pacer, &c->request, c->compute_units * per_unit, MAX_LAUNCH_CHUNKS);
-        c->pacer.wall_s = before.wall_s;
-        c->pacer.cpu_s = before.cpu_s;
-        c->pacer.launches = before.launches;
+        orr_gpu_pacer_resize(&c->pacer, &c->request, c->compute_units * per_unit,
+                             MAX_LAUNCH_CHUNKS);
         c->paced_streams = mc->n_streams;
     }
-    for (int done = 0; st == ORR_OK && done < count;) {
-        const int n = orr_gpu_pacer_next(&c->pacer, count - done);
-        orr_gpu_span span;
-        orr_gpu_pacer_begin(&c->pacer, &span);
-        st = launch_chunks(c, k, area, first + done, n, out + done, err);
-        orr_gpu_pacer_end(&c->pacer, &span, n);
-        done += n;
-        if (st == ORR_OK && done < count && orr_runtime_quit_requested())
-            return ORR_QUIT;
-    }
-    return st;
+    launch_call call = {c, k, area, first, out};
+    return orr_gpu_run_chunks(&c->pacer, count, launch_part, &call, err);
 }
 
 static orr_status ocl_star_probs(orr_backend *be, const sep_model_consts *mc, const sep_setup *s,

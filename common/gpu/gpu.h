@@ -30,6 +30,11 @@ typedef struct {
  * <gpu_target_frequency> and <gpu_non_responsive> (under BOINC); else 60/s. */
 void orr_gpu_pacer_init(orr_gpu_pacer *p, const orr_backend_request *req, int slots,
                         int max_chunks);
+/* The same for another slot count (another specialised kernel), keeping
+ * the accounting so far. */
+void orr_gpu_pacer_resize(orr_gpu_pacer *p, const orr_backend_request *req, int slots,
+                          int max_chunks);
+
 /* Chunks for the next launch when `remaining` are left in this call. */
 int orr_gpu_pacer_next(const orr_gpu_pacer *p, int remaining);
 
@@ -44,6 +49,14 @@ void orr_gpu_pacer_end(orr_gpu_pacer *p, const orr_gpu_span *span, int chunks);
  * rate (0 before any): the OpenCL backend sleeps most of it instead of
  * letting a spinning driver wait. */
 double orr_gpu_pacer_expected_s(const orr_gpu_pacer *p, int chunks);
+
+/* A backend's call for `count` chunks, cut into paced launches: launch(ctx,
+ * offset, n, err) runs chunks offset..offset+n-1 of the call (launch and
+ * read-back in a critical section). Between launches a quit request ends
+ * the call with ORR_QUIT: the kind has saved everything before it. */
+typedef orr_status (*orr_gpu_launch_fn)(void *ctx, int offset, int n, orr_error *err);
+orr_status orr_gpu_run_chunks(orr_gpu_pacer *p, int count, orr_gpu_launch_fn launch, void *ctx,
+                              orr_error *err);
 
 /* One log line: launches, GPU seconds, host CPU seconds and their ratio. */
 void orr_gpu_pacer_report(const orr_gpu_pacer *p, const char *backend);

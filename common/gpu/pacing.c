@@ -52,6 +52,33 @@ void orr_gpu_pacer_init(orr_gpu_pacer *p, const orr_backend_request *req, int sl
     p->chunks = p->slots;
 }
 
+void orr_gpu_pacer_resize(orr_gpu_pacer *p, const orr_backend_request *req, int slots,
+                          int max_chunks)
+{
+    const orr_gpu_pacer before = *p;
+    orr_gpu_pacer_init(p, req, slots, max_chunks);
+    p->wall_s = before.wall_s;
+    p->cpu_s = before.cpu_s;
+    p->launches = before.launches;
+}
+
+orr_status orr_gpu_run_chunks(orr_gpu_pacer *p, int count, orr_gpu_launch_fn launch, void *ctx,
+                              orr_error *err)
+{
+    orr_status st = ORR_OK;
+    for (int done = 0; st == ORR_OK && done < count;) {
+        const int n = orr_gpu_pacer_next(p, count - done);
+        orr_gpu_span span;
+        orr_gpu_pacer_begin(p, &span);
+        st = launch(ctx, done, n, err);
+        orr_gpu_pacer_end(p, &span, n);
+        done += n;
+        if (st == ORR_OK && done < count && orr_runtime_quit_requested())
+            return ORR_QUIT;
+    }
+    return st;
+}
+
 int orr_gpu_pacer_next(const orr_gpu_pacer *p, int remaining)
 {
     int n = p->non_responsive ? p->max_chunks : p->chunks;

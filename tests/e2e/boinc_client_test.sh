@@ -168,7 +168,10 @@ start_client() { # dir [extra options]
     client_pid=$!
 }
 
-# wait_for FILE REGEX SECONDS: until the file has a matching line.
+# wait_for FILE REGEX SECONDS: until the file has a matching line. The
+# limits are generous: the client runs its apps at idle priority, so under
+# a parallel make check (PoCL, the reference suite) a task can wait minutes
+# for a core; a healthy run never comes near them.
 wait_for() {
     local i
     for i in $(seq $((${3} * 5))); do
@@ -201,14 +204,14 @@ make_client "$dir" "$app" ""
 # Not --exit_after_finish: the client would take the quit at suspension
 # for the end of the job and exit.
 start_client "$dir"
-wait_for "$dir/client.log" "Starting task wu1_r0" 60 || fail "the client did not start the task"
-wait_for "$dir/client.log" "wu1_r0 checkpointed" 60 || fail "no checkpoint recorded by the client"
+wait_for "$dir/client.log" "Starting task wu1_r0" 120 || fail "the client did not start the task"
+wait_for "$dir/client.log" "wu1_r0 checkpointed" 600 || fail "no checkpoint recorded by the client"
 task suspend || fail "boinccmd suspend failed"
 wait_for "$dir/client.log" "task_state=SUSPENDED|suspended by user|Suspending" 20 ||
     fail "the client did not report the suspension"
 sleep 2
 task resume || fail "boinccmd resume failed"
-wait_for "$dir/client.log" "Computation for task wu1_r0 finished" 300 ||
+wait_for "$dir/client.log" "Computation for task wu1_r0 finished" 1200 ||
     fail "the task did not finish"
 stop_client
 
@@ -231,8 +234,8 @@ echo "CPU job: suspended, resumed from its checkpoint, exit 0, output identical 
 dir="$work/gpu"
 make_client "$dir" "$stub" NVIDIA
 start_client "$dir"
-wait_for "$dir/client.log" "Starting task wu1_r0" 60 || fail "the client did not start the GPU task"
-wait_for "$dir/client.log" "postponed|temporary exit" 60 || fail "the GPU task was not postponed"
+wait_for "$dir/client.log" "Starting task wu1_r0" 120 || fail "the client did not start the GPU task"
+wait_for "$dir/client.log" "postponed|temporary exit" 300 || fail "the GPU task was not postponed"
 stop_client
 grep -q "no usable GPU: NVIDIA device 0" "$dir/client.log" ||
     fail "the client log does not carry the stub's reason"
@@ -250,8 +253,8 @@ if [ -n "$opencl" ] && [ -x "$opencl" ] && [ "${ORR_WITH_BOINC:-yes}" = yes ]; t
     dir="$work/opencl"
     make_client "$dir" "$(readlink -f "$opencl")" NVIDIA
     start_client "$dir"
-    wait_for "$dir/client.log" "Starting task wu1_r0" 60 || fail "the client did not start the OpenCL task"
-    wait_for "$dir/client.log" "postponed|temporary exit" 60 || fail "the OpenCL task was not postponed"
+    wait_for "$dir/client.log" "Starting task wu1_r0" 120 || fail "the client did not start the OpenCL task"
+    wait_for "$dir/client.log" "postponed|temporary exit" 300 || fail "the OpenCL task was not postponed"
     stop_client
     grep -q "BOINC assigned no usable OpenCL device" "$dir/client.log" ||
         fail "the client log does not carry the OpenCL app's reason"
