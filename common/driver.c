@@ -13,6 +13,7 @@
 #include "config.h"
 #include "io/io.h"
 #include "runtime/runtime.h"
+#include "spectral/spectral.h"
 
 enum opt_id {
     OPT_PARAMS, OPT_STARS, OPT_MEMBERSHIP, OPT_IGNORE_CKPT, OPT_CLEANUP_CKPT, OPT_RESULTS,
@@ -69,11 +70,13 @@ static void print_usage(FILE *f, const char *program)
 {
     fprintf(f,
             "Usage: %s [separation] [OPTIONS] [-np N -p VALUE...]\n"
+            "       %s spectral --op OP [--inverse] IN.npy... OUT.npy   (see README)\n"
+            "       %s selftest\n"
             "Orrery %s: MilkyWay@Home separation (tidal-stream likelihood) and other\n"
             "BOINC work-unit kinds. With no subcommand the app runs a separation work unit,\n"
             "command-line compatible with MilkyWay@Home's separation application.\n\n"
             "Options:\n",
-            program, PACKAGE_VERSION);
+            program, program, program, PACKAGE_VERSION);
     for (size_t i = 0; i < ORR_ARRAY_LEN(options); i++) {
         const opt_spec *o = &options[i];
         char names[64];
@@ -159,7 +162,8 @@ static orr_status parse_cli(int argc, char **argv, cli *c, orr_error *err)
     if (i < argc && strcmp(argv[i], "separation") == 0)
         i++;
     else if (i < argc && argv[i][0] != '-')
-        return orr_fail(err, ORR_ERR_USAGE, "unknown subcommand '%s' (known: separation)", argv[i]);
+        return orr_fail(err, ORR_ERR_USAGE,
+                        "unknown subcommand '%s' (known: separation, spectral, selftest)", argv[i]);
 
     for (; i < argc; i++) {
         const char *arg = argv[i];
@@ -271,11 +275,30 @@ static orr_status check_work_unit(const sep_run_options *opt, orr_error *err)
     return ORR_OK;
 }
 
+/* The spectral tools run by hand (no BOINC runtime): transforms of .npy
+ * files, and the kernels' self-test. They run on the CPU in every app for
+ * now; the GPU kernels are still to come. */
+static int spectral_subcommand(int argc, char **argv, const orr_app_info *app)
+{
+    orr_error err;
+    orr_error_clear(&err);
+    if (strcmp(argv[1], "selftest") == 0) {
+        const int failures = spec_selftest(stdout, &err);
+        return failures ? 1 : 0;
+    }
+    orr_status s = spec_command(argc - 2, argv + 2, &err);
+    if (s != ORR_OK)
+        fprintf(stderr, "%s: error: %s\n", app->program, err.message);
+    return orr_status_exit_code(s);
+}
+
 int orr_main(int argc, char **argv, const orr_app_info *app)
 {
     cli c;
     orr_error err;
     orr_error_clear(&err);
+    if (argc > 1 && (strcmp(argv[1], "spectral") == 0 || strcmp(argv[1], "selftest") == 0))
+        return spectral_subcommand(argc, argv, app);
 
     orr_status s = parse_cli(argc, argv, &c, &err);
     if (s == ORR_OK && (c.help || c.version)) {

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Installs what building and testing Orrery needs on Debian 12 (as root).
 # boinc-client is for the real-client test only (tests/e2e), libxml2-utils
-# (xmllint) for the admin-tools test.
+# (xmllint) for the admin-tools test, libfftw3-dev as the spectral tests'
+# independent reference.
 set -e
 export DEBIAN_FRONTEND=noninteractive
 apt-get update
@@ -9,4 +10,4 @@ apt-get install -y --no-install-recommends \
     build-essential autoconf automake pkg-config \
     zlib1g-dev libcunit1-dev libboinc-app-dev \
     ocl-icd-opencl-dev opencl-headers pocl-opencl-icd \
-    boinc-client libxml2-utils
+    boinc-client libxml2-utils libfftw3-dev

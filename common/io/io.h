@@ -49,4 +49,27 @@ int orr_parse_long(const char *s, size_t len, long *out);
  * (or there are more than max fields: -1 - max). */
 int orr_parse_double_list(const char *s, size_t len, double *out, int max);
 
+/* ---- .npy arrays (numpy format 1.0, C order, little-endian) ---- */
+
+typedef enum { ORR_NPY_F4, ORR_NPY_F8, ORR_NPY_C8, ORR_NPY_C16 } orr_npy_dtype;
+
+typedef struct {
+    orr_npy_dtype dtype;   /* float32, float64, complex64, complex128 */
+    int ndim;              /* 1 to 4 */
+    long shape[4];
+    size_t count;          /* elements (a complex one counts once) */
+    void *data;            /* count elements, malloc'd, native order */
+} orr_npy;
+
+const char *orr_npy_dtype_name(orr_npy_dtype t);   /* "float64", ... */
+size_t orr_npy_item_size(orr_npy_dtype t);
+
+/* Read path: refuses other dtypes, Fortran order, big-endian data, a
+ * header or data that do not agree, with the file and the field named. */
+orr_status orr_npy_read(const char *path, orr_npy *out, orr_error *err);
+/* Write atomically enough for a tool: to path directly, checked. */
+orr_status orr_npy_write(const char *path, orr_npy_dtype dtype, int ndim, const long *shape,
+                         const void *data, orr_error *err);
+void orr_npy_free(orr_npy *a);
+
 #endif

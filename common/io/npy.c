@@ -1,0 +1,187 @@
+/* numpy's .npy format 1.0 (the header: magic, version, a little-endian
+ * 16-bit length and a Python dict literal with descr, fortran_order and
+ * shape, padded with blanks and a newline), for the spectral tools. Only
+ * what they exchange: little-endian float32/64 and complex64/128 in C
+ * order. */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "io.h"
+
+static const struct {
+    const char *descr, *name;
+    size_t size;
+} dtypes[] = {
+    [ORR_NPY_F4] = {"<f4", "float32", 4},
+    [ORR_NPY_F8] = {"<f8", "float64", 8},
+    [ORR_NPY_C8] = {"<c8", "complex64", 8},
+    [ORR_NPY_C16] = {"<c16", "complex128", 16},
+};
+
+const char *orr_npy_dtype_name(orr_npy_dtype t) { return dtypes[t].name; }
+size_t orr_npy_item_size(orr_npy_dtype t) { return dtypes[t].size; }
+
+void orr_npy_free(orr_npy *a)
+{
+    free(a->data);
+    a->data = NULL;
+}
+
+static int host_is_little_endian(void)
+{
+    const uint16_t one = 1;
+    return *(const uint8_t *)&one == 1;
+}
+
+/* The value of 'key' in the header dict: a pointer just after "'key':". */
+static const char *dict_value(const char *h, const char *key)
+{
+    char quoted[32];
+    snprintf(quoted, sizeof quoted, "'%s'", key);
+    const char *p = strstr(h, quoted);
+    if (!p)
+        return NULL;
+    p += strlen(quoted);
+    while (*p == ' ')
+        p++;
+    if (*p != ':')
+        return NULL;
+    p++;
+    while (*p == ' ')
+        p++;
+    return p;
+}
+
+orr_status orr_npy_read(const char *path, orr_npy *out, orr_error *err)
+{
+    memset(out, 0, sizeof *out);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return orr_fail(err, ORR_ERR_OPEN, "%s: cannot open: %s", path, strerror(errno));
+    unsigned char pre[10];
+    if (fread(pre, 1, 10, f) != 10 || memcmp(pre, "\x93NUMPY", 6) != 0) {
+        fclose(f);
+        return orr_fail(err, ORR_ERR_PARSE, "%s: not a .npy file (no \\x93NUMPY magic)", path);
+    }
+    if (pre[6] != 1) {
+        fclose(f);
+        return orr_fail(err, ORR_ERR_INPUT, "%s: .npy format version %d.%d (1.0 is read)", path,
+                        pre[6], pre[7]);
+    }
+    const size_t hlen = pre[8] | (size_t)pre[9] << 8;
+    char *h = malloc(hlen + 1);
+    if (!h) {
+        fclose(f);
+        return orr_fail(err, ORR_ERR_NOMEM, "out of memory");
+    }
+    orr_status st = ORR_OK;
+    if (fread(h, 1, hlen, f) != hlen)
+        st = orr_fail(err, ORR_ERR_PARSE, "%s: header truncated", path);
+    h[hlen] = '\0';
+    const char *v;
+    if (st == ORR_OK && !(v = dict_value(h, "descr")))
+        st = orr_fail(err, ORR_ERR_INPUT, "%s: header: no 'descr'", path);
+    if (st == ORR_OK) {
+        int found = -1;
+        for (int t = 0; t < 4; t++) {
+            char want[16];
+            snprintf(want, sizeof want, "'%s'", dtypes[t].descr);
+            if (strncmp(v, want, strlen(want)) == 0)
+                found = t;
+        }
+        if (found < 0) {
+            char got[24] = "";
+            sscanf(v, "%23[^,}]", got);
+            st = orr_fail(err, ORR_ERR_INPUT,
+                          "%s: header field 'descr': %s (expected float32, float64, complex64 or "
+                          "complex128, little-endian: '<f4', '<f8', '<c8', '<c16')",
+                          path, got);
+        } else {
+            out->dtype = (orr_npy_dtype)found;
+        }
+    }
+    if (st == ORR_OK && (!(v = dict_value(h, "fortran_order")) || strncmp(v, "False", 5) != 0))
+        st = orr_fail(err, ORR_ERR_INPUT, "%s: header field 'fortran_order': only C order (False) is read",
+                      path);
+    if (st == ORR_OK && (!(v = dict_value(h, "shape")) || *v != '('))
+        st = orr_fail(err, ORR_ERR_INPUT, "%s: header field 'shape' missing or not a tuple", path);
+    if (st == ORR_OK) {
+        v++;
+        out->count = 1;
+        while (*v && *v != ')') {
+            while (*v == ' ' || *v == ',')
+                v++;
+            if (*v == ')')
+                break;
+            char *end;
+            long n = strtol(v, &end, 10);
+            if (end == v || n < 0 || out->ndim >= 4) {
+                st = orr_fail(err, ORR_ERR_INPUT, "%s: header field 'shape': %s", path,
+                              out->ndim >= 4 ? "more than 4 dimensions" : "not whole numbers");
+                break;
+            }
+            out->shape[out->ndim++] = n;
+            out->count *= (size_t)n;
+            v = end;
+        }
+        if (st == ORR_OK && out->ndim == 0)
+            st = orr_fail(err, ORR_ERR_INPUT, "%s: header field 'shape': a scalar, not an array", path);
+    }
+    free(h);
+    if (st == ORR_OK && !host_is_little_endian())
+        st = orr_fail(err, ORR_ERR_UNSUPPORTED, "%s: this host is big-endian", path);
+    if (st == ORR_OK) {
+        const size_t bytes = out->count * dtypes[out->dtype].size;
+        out->data = malloc(bytes ? bytes : 1);
+        if (!out->data)
+            st = orr_fail(err, ORR_ERR_NOMEM, "%s: out of memory for %zu bytes", path, bytes);
+        else if (fread(out->data, 1, bytes, f) != bytes)
+            st = orr_fail(err, ORR_ERR_INPUT, "%s: data truncated (the shape needs %zu bytes)", path,
+                          bytes);
+        else if (fgetc(f) != EOF)
+            st = orr_fail(err, ORR_ERR_INPUT, "%s: more data than the shape says", path);
+    }
+    fclose(f);
+    if (st != ORR_OK)
+        orr_npy_free(out);
+    return st;
+}
+
+orr_status orr_npy_write(const char *path, orr_npy_dtype dtype, int ndim, const long *shape,
+                         const void *data, orr_error *err)
+{
+    char dict[256], dims[160] = "";
+    size_t count = 1;
+    for (int i = 0; i < ndim; i++) {
+        char one[24];
+        snprintf(one, sizeof one, "%ld,%s", shape[i], ndim > 1 && i + 1 < ndim ? " " : "");
+        strncat(dims, one, sizeof dims - strlen(dims) - 1);
+        count *= (size_t)shape[i];
+    }
+    if (ndim > 1)
+        dims[strlen(dims) - 1] = '\0';   /* (3, 4) but (3,) */
+    int len = snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': False, 'shape': (%s), }",
+                       dtypes[dtype].descr, dims);
+    /* pad so the data starts at a multiple of 64 bytes, ending in '\n' */
+    const int total = ((10 + len + 1 + 63) / 64) * 64, hlen = total - 10;
+    while (len < hlen - 1)
+        dict[len++] = ' ';
+    dict[len++] = '\n';
+    unsigned char pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(hlen & 0xff),
+                             (unsigned char)(hlen >> 8)};
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        return orr_fail(err, ORR_ERR_WRITE, "%s: cannot write: %s", path, strerror(errno));
+    const size_t bytes = count * dtypes[dtype].size;
+    int ok = fwrite(pre, 1, 10, f) == 10 && fwrite(dict, 1, (size_t)hlen, f) == (size_t)hlen &&
+             fwrite(data, 1, bytes, f) == bytes;
+    ok = (fclose(f) == 0) && ok;
+    if (!ok) {
+        remove(path);
+        return orr_fail(err, ORR_ERR_WRITE, "%s: write failed", path);
+    }
+    return ORR_OK;
+}

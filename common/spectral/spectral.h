@@ -1,0 +1,111 @@
+/* Spectral kernels (specs/spectral.md): batched complex FFT, real FFT,
+ * DCT-II/III, DHT, 2D FFT, the EDM convolution and batched tridiagonal
+ * solves, behind a plan/execute API: plan once for a size, batch,
+ * precision and layout, execute many times, destroy.
+ *
+ * Conventions (spec section 1): transforms are unnormalised, except that
+ * every inverse (C2C inverse, C2R, 2D inverse) carries 1/N as numpy's and
+ * FFTW-with-scaling users expect; DCT-III is the DCT-II's inverse up to
+ * 2/N. Complex data are interleaved (re, im) pairs of the precision.
+ *
+ * Layout: transform t of a batch reads in + t * in_dist and writes
+ * out + t * out_dist (in elements of the input/output type); elements of
+ * one transform are stride apart (1: contiguous). in == out runs in place
+ * where the sizes allow (C2C, DHT, DCT, 2D). */
+#ifndef ORRERY_SPECTRAL_H
+#define ORRERY_SPECTRAL_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "../orrery.h"
+
+typedef enum {
+    SPEC_C2C,      /* complex DFT, N points */
+    SPEC_R2C,      /* real N -> complex N/2 + 1 */
+    SPEC_C2R,      /* complex N/2 + 1 -> real N (the inverse of R2C, with 1/N) */
+    SPEC_DCT2,     /* real N -> real N, y_k = sum x_i cos(pi/N (i + 1/2) k) */
+    SPEC_DCT3,     /* real N -> real N, y_k = x_0/2 + sum_{i>=1} x_i cos(pi/N (k + 1/2) i) */
+    SPEC_DHT,      /* real N -> real N, h_k = sum x_i cas(2 pi i k / N) */
+    SPEC_FFT2,     /* complex N1 x N2 (row-major) 2D DFT */
+    SPEC_CONV2D,   /* EDM convolution of M x M complex slices (see spec_conv2d) */
+    SPEC_TRIDIAG,  /* batched tridiagonal solve (see spec_tridiag) */
+    SPEC_KIND_COUNT
+} spec_kind;
+
+typedef enum { SPEC_F64 = 0, SPEC_F32 = 1 } spec_precision;
+
+typedef struct {
+    spec_kind kind;
+    spec_precision precision;
+    int n;            /* points (1D); rows N1 for 2D; mfft for CONV2D; rows for TRIDIAG */
+    int n2;           /* columns N2 for 2D; M (odd) for CONV2D; else 0 */
+    int batch;        /* transforms (or slices, systems) */
+    int inverse;      /* C2C and 2D: the inverse transform (with 1/N) */
+    int stride;       /* between elements of one transform; 0 means 1 */
+    ptrdiff_t in_dist, out_dist;   /* between transforms; 0: packed */
+} spec_desc;
+
+typedef struct spec_plan spec_plan;
+
+/* Name of a kind ("c2c", "r2c", ...) and back (-1 if unknown). */
+const char *spec_kind_name(spec_kind k);
+int spec_kind_from_name(const char *name);
+
+/* A plan for desc on the CPU. Sizes: powers of two, 1D 2..2^20 (C2C) and
+ * 4..2^20 (real kinds), 2D up to 4096 x 4096; anything else is
+ * ORR_ERR_UNSUPPORTED with the reason. */
+orr_status spec_plan_create(const spec_desc *desc, spec_plan **plan, orr_error *err);
+void spec_plan_destroy(spec_plan *plan);
+const spec_desc *spec_plan_desc(const spec_plan *plan);
+
+/* Elements (of the precision's real type) one transform reads and writes:
+ * complex counts twice. */
+size_t spec_in_reals(const spec_desc *d);
+size_t spec_out_reals(const spec_desc *d);
+
+/* Runs the plan on a batch. For C2C, R2C, C2R, DCT2/3, DHT and FFT2. */
+orr_status spec_execute(const spec_plan *plan, const void *in, void *out, orr_error *err);
+
+/* EDM convolution (spec section 1): for each of batch slices X (M x M
+ * complex, row-major; the Fourier modes -(M-1)/2..(M-1)/2 in y, then x),
+ * Y = Crop_M(IFFT2(S .* FFT2(Pad_mfft(X)))) / mfft^2, where S is an
+ * mfft x mfft real array, one for all slices (n_shapes = 1) or one per
+ * group of batch / n_shapes consecutive slices. The plan's n is mfft (a
+ * power of two >= 2M - 1), n2 is M. */
+orr_status spec_conv2d(const spec_plan *plan, const void *slices, const void *shapes,
+                       int n_shapes, void *out, orr_error *err);
+
+/* Batched tridiagonal solve: for each system s of batch, with rows i < n,
+ * dl[i] x[i-1] + d[i] x[i] + du[i] x[i+1] = rhs[i] (dl[0], du[n-1]
+ * ignored); the four arrays hold system s at s * n. rhs is replaced by x
+ * (as cuSPARSE's gtsv2StridedBatch). Diagonally dominant systems: no
+ * pivoting. */
+orr_status spec_tridiag(const spec_plan *plan, const void *dl, const void *d, const void *du,
+                        void *rhs, orr_error *err);
+
+/* ---- the apps' subcommands (tool.c) ---- */
+
+/* `spectral --op OP [--inverse] FILES...`: .npy in, .npy out. */
+orr_status spec_command(int argc, char **argv, orr_error *err);
+/* Every kernel on fresh random inputs against the reference; one line per
+ * kernel and precision on report. Returns the number of failures. */
+int spec_selftest(FILE *report, orr_error *err);
+
+/* ---- the FP64 reference (direct sums in long double), for tests and the
+ * self-test: one transform of n points, same conventions. ---- */
+void spec_ref_dft(int n, int inverse, const double *in, double *out);        /* complex */
+void spec_ref_r2c(int n, const double *in, double *out);
+void spec_ref_c2r(int n, const double *in, double *out);
+void spec_ref_dct2(int n, const double *in, double *out);
+void spec_ref_dct3(int n, const double *in, double *out);
+void spec_ref_dht(int n, const double *in, double *out);
+void spec_ref_fft2(int n1, int n2, int inverse, const double *in, double *out);
+/* The convolution as the 2-level block-Toeplitz sum over the Fourier
+ * coefficients of S (one slice). */
+void spec_ref_conv2d(int mfft, int m, const double *shape, const double *slice, double *out);
+/* Thomas algorithm in long double (one system). */
+void spec_ref_tridiag(int n, const double *dl, const double *d, const double *du,
+                      const double *rhs, double *x);
+
+#endif

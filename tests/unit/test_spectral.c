@@ -1,0 +1,567 @@
+/* Spectral kernels on the CPU against the long-double reference (spec
+ * section 2): relative L2 error within 10 eps log2 N in both precisions,
+ * on fresh random inputs, outputs poisoned before each run; batches with
+ * strides and in place; round trips, Parseval, impulses, the Nyquist bin of
+ * the real FFT, batch permutation; the convolution against the
+ * block-Toeplitz sum, tridiagonal solves against Thomas with residuals;
+ * FFTW as an independent reference where it was found at configure time. */
+#include <CUnit/Basic.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "io/io.h"
+#include "spectral/spectral.h"
+#if HAVE_FFTW3
+#include <fftw3.h>
+#endif
+
+static unsigned long long rng_state;
+
+static double uniform(void)   /* [-1, 1) */
+{
+    rng_state = rng_state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (double)(rng_state >> 11) * (2.0 / 9007199254740992.0) - 1.0;
+}
+
+static double eps_of(spec_precision p) { return p == SPEC_F32 ? ldexp(1, -24) : ldexp(1, -53); }
+
+/* ||got - want|| / ||want|| over count reals */
+static double rel_l2(const double *got, const double *want, size_t count)
+{
+    long double num = 0, den = 0;
+    for (size_t i = 0; i < count; i++) {
+        num += ((long double)got[i] - want[i]) * ((long double)got[i] - want[i]);
+        den += (long double)want[i] * want[i];
+    }
+    return den > 0 ? (double)sqrtl(num / den) : (double)sqrtl(num);
+}
+
+/* Buffers in the plan's precision, filled from / read into doubles. */
+static void *alloc_reals(spec_precision p, size_t n)
+{
+    return malloc(n * (p == SPEC_F32 ? sizeof(float) : sizeof(double)));
+}
+static void store(spec_precision p, void *buf, size_t i, double v)
+{
+    if (p == SPEC_F32)
+        ((float *)buf)[i] = (float)v;
+    else
+        ((double *)buf)[i] = v;
+}
+static double load(spec_precision p, const void *buf, size_t i)
+{
+    return p == SPEC_F32 ? ((const float *)buf)[i] : ((const double *)buf)[i];
+}
+static void poison(spec_precision p, void *buf, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        store(p, buf, i, NAN);
+}
+
+static void reference(spec_kind k, int n, int inverse, const double *in, double *out)
+{
+    switch (k) {
+    case SPEC_C2C: spec_ref_dft(n, inverse, in, out); break;
+    case SPEC_R2C: spec_ref_r2c(n, in, out); break;
+    case SPEC_C2R: spec_ref_c2r(n, in, out); break;
+    case SPEC_DCT2: spec_ref_dct2(n, in, out); break;
+    case SPEC_DCT3: spec_ref_dct3(n, in, out); break;
+    case SPEC_DHT: spec_ref_dht(n, in, out); break;
+    default: break;
+    }
+}
+
+/* One kind, size, precision, stride: a batch of 3 against the reference;
+ * returns the worst relative error over eps log2 N. */
+static double check_1d(spec_kind kind, int n, spec_precision prec, int stride, int inverse,
+                       int in_place)
+{
+    spec_desc d = {kind, prec, n, 0, 3, inverse, stride, 0, 0};
+    spec_plan *plan;
+    orr_error err;
+    if (spec_plan_create(&d, &plan, &err) != ORR_OK) {
+        printf("\n  plan %s n=%d: %s", spec_kind_name(kind), n, err.message);
+        return INFINITY;
+    }
+    const size_t in_r = spec_in_reals(&d), out_r = spec_out_reals(&d);
+    const int cin = kind == SPEC_C2C || kind == SPEC_C2R ? 2 : 1;
+    const int cout = kind == SPEC_C2C || kind == SPEC_R2C ? 2 : 1;
+    const size_t in_len = in_r * stride * d.batch, out_len = out_r * stride * d.batch;
+    const size_t buf_len = in_len > out_len ? in_len : out_len;
+    void *in = alloc_reals(prec, buf_len), *out = in_place ? in : alloc_reals(prec, buf_len);
+    double *x = malloc(in_r * sizeof *x), *want = malloc(out_r * sizeof *want),
+           *got = malloc(out_r * sizeof *got);
+    poison(prec, in, buf_len);
+    if (!in_place)
+        poison(prec, out, buf_len);
+    double *all_x = malloc(in_r * d.batch * sizeof *all_x);
+    for (int t = 0; t < d.batch; t++)
+        for (size_t i = 0; i < in_r / cin; i++)
+            for (int c = 0; c < cin; c++) {
+                double v = uniform();
+                if (kind == SPEC_C2R && c == 1 && (i == 0 || i == (size_t)n / 2))
+                    v = 0;   /* a real signal's spectrum: DC and Nyquist are real */
+                store(prec, in, (size_t)t * in_r * stride + cin * stride * i + c, v);
+                /* the reference sees what the kernel sees (float-rounded) */
+                all_x[t * in_r + cin * i + c] = load(prec, in, (size_t)t * in_r * stride + cin * stride * i + c);
+            }
+    spec_execute(plan, in, out, &err);
+    double worst = 0;
+    for (int t = 0; t < d.batch; t++) {
+        memcpy(x, &all_x[t * in_r], in_r * sizeof *x);
+        reference(kind, n, inverse, x, want);
+        int poisoned = 0;
+        for (size_t i = 0; i < out_r / cout; i++)
+            for (int c = 0; c < cout; c++) {
+                got[cout * i + c] = load(prec, out, (size_t)t * out_r * stride + cout * stride * i + c);
+                poisoned |= isnan(got[cout * i + c]);
+            }
+        CU_ASSERT(!poisoned);
+        double e = rel_l2(got, want, out_r) / (eps_of(prec) * log2(n));
+        if (poisoned)
+            e = INFINITY;
+        if (e > worst)
+            worst = e;
+        if (kind == SPEC_R2C) {   /* the Nyquist bin on its own */
+            const double ny = got[2 * (n / 2)], ny_want = want[2 * (n / 2)];
+            CU_ASSERT(fabs(ny - ny_want) <= 10 * eps_of(prec) * log2(n) * sqrt(n) * 2);
+            CU_ASSERT(fabs(got[2 * (n / 2) + 1]) <= 10 * eps_of(prec) * log2(n) * sqrt(n));
+        }
+    }
+    free(x);
+    free(want);
+    free(got);
+    free(all_x);
+    free(in);
+    if (!in_place)
+        free(out);
+    spec_plan_destroy(plan);
+    return worst;
+}
+
+static void run_kind(spec_kind kind, int inverse)
+{
+    static const int sizes[] = {4, 8, 16, 32, 64, 128, 256, 512, 1024, 4096};
+    for (int p = 0; p < 2; p++)
+        for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
+            const int n = sizes[s];
+            if (kind == SPEC_C2C && n == 4096 && p == 1)
+                continue;
+            for (int variant = 0; variant < (n <= 256 ? 3 : 1); variant++) {
+                const int stride = variant == 1 ? 2 : 1, in_place = variant == 2 &&
+                    (kind == SPEC_C2C || kind == SPEC_DHT || kind == SPEC_DCT2 || kind == SPEC_DCT3);
+                const double e = check_1d(kind, n, (spec_precision)p, stride, inverse, in_place);
+                CU_ASSERT(e <= 10.0);
+                if (!(e <= 10.0))
+                    printf("\n  %s%s n=%d %s stride %d%s: error %.2f eps log2 N (limit 10)",
+                           spec_kind_name(kind), inverse ? " inverse" : "", n, p ? "f32" : "f64",
+                           stride, in_place ? " in place" : "", e);
+            }
+        }
+}
+
+static void test_c2c(void) { run_kind(SPEC_C2C, 0); }
+static void test_c2c_inverse(void) { run_kind(SPEC_C2C, 1); }
+static void test_r2c(void) { run_kind(SPEC_R2C, 0); }
+static void test_c2r(void) { run_kind(SPEC_C2R, 0); }
+static void test_dct2(void) { run_kind(SPEC_DCT2, 0); }
+static void test_dct3(void) { run_kind(SPEC_DCT3, 0); }
+static void test_dht(void) { run_kind(SPEC_DHT, 0); }
+
+/* Round trips, Parseval, an impulse and a single tone, batch permutation. */
+static void test_identities(void)
+{
+    const int n = 1024;
+    orr_error err;
+    spec_plan *fwd, *inv, *dht, *r2c, *c2r, *d2, *d3;
+    spec_desc d = {SPEC_C2C, SPEC_F64, n, 0, 4, 0, 1, 0, 0};
+    CU_ASSERT_FATAL(spec_plan_create(&d, &fwd, &err) == ORR_OK);
+    d.inverse = 1;
+    CU_ASSERT_FATAL(spec_plan_create(&d, &inv, &err) == ORR_OK);
+    spec_desc h = {SPEC_DHT, SPEC_F64, n, 0, 1, 0, 1, 0, 0};
+    CU_ASSERT_FATAL(spec_plan_create(&h, &dht, &err) == ORR_OK);
+    h.kind = SPEC_R2C;
+    CU_ASSERT_FATAL(spec_plan_create(&h, &r2c, &err) == ORR_OK);
+    h.kind = SPEC_C2R;
+    CU_ASSERT_FATAL(spec_plan_create(&h, &c2r, &err) == ORR_OK);
+    h.kind = SPEC_DCT2;
+    CU_ASSERT_FATAL(spec_plan_create(&h, &d2, &err) == ORR_OK);
+    h.kind = SPEC_DCT3;
+    CU_ASSERT_FATAL(spec_plan_create(&h, &d3, &err) == ORR_OK);
+    double *x = malloc(8 * n * sizeof *x), *y = malloc(8 * n * sizeof *y), *z = malloc(8 * n * sizeof *z);
+    for (int i = 0; i < 8 * n; i++)
+        x[i] = uniform();
+    const double tol = 10 * eps_of(SPEC_F64) * log2(n);
+    /* c2c forward then inverse */
+    spec_execute(fwd, x, y, &err);
+    spec_execute(inv, y, z, &err);
+    CU_ASSERT(rel_l2(z, x, 8 * n) <= tol);
+    /* Parseval: sum |y|^2 = N sum |x|^2 */
+    long double ex = 0, ey = 0;
+    for (int i = 0; i < 2 * n; i++) {
+        ex += (long double)x[i] * x[i];
+        ey += (long double)y[i] * y[i];
+    }
+    CU_ASSERT(fabsl(ey / (n * ex) - 1) <= tol);
+    /* batch independence: transform 2 and 0 swapped in the input swap in the output */
+    memcpy(z, x + 4 * n, 2 * n * sizeof *z);
+    memcpy(z + 2 * n, x + 2 * n, 2 * n * sizeof *z);
+    memcpy(z + 4 * n, x, 2 * n * sizeof *z);
+    memcpy(z + 6 * n, x + 6 * n, 2 * n * sizeof *z);
+    double *w = malloc(8 * n * sizeof *w);
+    spec_execute(fwd, z, w, &err);
+    CU_ASSERT(memcmp(w, y + 4 * n, 2 * n * sizeof *w) == 0);
+    CU_ASSERT(memcmp(w + 4 * n, y, 2 * n * sizeof *w) == 0);
+    /* r2c then c2r; dht twice is N x; dct3(dct2(x)) = N/2 x */
+    spec_execute(r2c, x, y, &err);
+    spec_execute(c2r, y, z, &err);
+    CU_ASSERT(rel_l2(z, x, n) <= tol);
+    spec_execute(dht, x, y, &err);
+    spec_execute(dht, y, z, &err);
+    for (int i = 0; i < n; i++)
+        z[i] /= n;
+    CU_ASSERT(rel_l2(z, x, n) <= tol);
+    spec_execute(d2, x, y, &err);
+    spec_execute(d3, y, z, &err);
+    for (int i = 0; i < n; i++)
+        z[i] /= n / 2.0;
+    CU_ASSERT(rel_l2(z, x, n) <= tol);
+    /* an impulse at 0 gives all ones; a tone at bin 5 gives N at bin 5 */
+    memset(x, 0, 2 * n * sizeof *x);
+    x[0] = 1;
+    spec_execute(fwd, x, y, &err);
+    int ones = 1;
+    for (int i = 0; i < n; i++)
+        ones &= y[2 * i] == 1 && y[2 * i + 1] == 0;
+    CU_ASSERT(ones);
+    const long double two_pi = 6.283185307179586476925286766559005768L;
+    for (int i = 0; i < n; i++) {
+        x[2 * i] = (double)cosl(two_pi * 5 * i / n);
+        x[2 * i + 1] = (double)sinl(two_pi * 5 * i / n);
+    }
+    spec_execute(fwd, x, y, &err);
+    double off = 0;
+    for (int i = 0; i < n; i++)
+        if (i != 5)
+            off = fmax(off, hypot(y[2 * i], y[2 * i + 1]));
+    CU_ASSERT(fabs(y[10] - n) <= tol * n && off <= tol * n);
+    free(x);
+    free(y);
+    free(z);
+    free(w);
+    spec_plan_destroy(fwd);
+    spec_plan_destroy(inv);
+    spec_plan_destroy(dht);
+    spec_plan_destroy(r2c);
+    spec_plan_destroy(c2r);
+    spec_plan_destroy(d2);
+    spec_plan_destroy(d3);
+}
+
+static void test_fft2(void)
+{
+    static const int dims[][2] = {{16, 16}, {8, 32}, {64, 16}, {32, 32}};
+    for (int p = 0; p < 2; p++)
+        for (size_t s = 0; s < sizeof dims / sizeof *dims; s++)
+            for (int inverse = 0; inverse < 2; inverse++) {
+                const int n1 = dims[s][0], n2 = dims[s][1];
+                spec_desc d = {SPEC_FFT2, (spec_precision)p, n1, n2, 2, inverse, 1, 0, 0};
+                spec_plan *plan;
+                orr_error err;
+                CU_ASSERT_FATAL(spec_plan_create(&d, &plan, &err) == ORR_OK);
+                const size_t len = 2 * (size_t)n1 * n2;
+                void *in = alloc_reals(d.precision, 2 * len), *out = alloc_reals(d.precision, 2 * len);
+                double *x = malloc(len * sizeof *x), *want = malloc(len * sizeof *want),
+                       *got = malloc(len * sizeof *got);
+                poison(d.precision, out, 2 * len);
+                for (size_t i = 0; i < 2 * len; i++)
+                    store(d.precision, in, i, uniform());
+                spec_execute(plan, in, out, &err);
+                for (int t = 0; t < 2; t++) {
+                    for (size_t i = 0; i < len; i++) {
+                        x[i] = load(d.precision, in, t * len + i);
+                        got[i] = load(d.precision, out, t * len + i);
+                    }
+                    spec_ref_fft2(n1, n2, inverse, x, want);
+                    const double e = rel_l2(got, want, len) / (eps_of(d.precision) * log2((double)n1 * n2));
+                    CU_ASSERT(e <= 10);
+                    if (!(e <= 10))
+                        printf("\n  fft2 %dx%d %s: %.2f eps log2 N", n1, n2, p ? "f32" : "f64", e);
+                }
+                free(in);
+                free(out);
+                free(x);
+                free(want);
+                free(got);
+                spec_plan_destroy(plan);
+            }
+}
+
+/* The convolution against the block-Toeplitz sum; one S for all slices and
+ * one S per group of slices. */
+static void test_conv2d(void)
+{
+    static const int sizes[][2] = {{16, 7}, {32, 15}, {64, 31}};
+    for (int p = 0; p < 2; p++)
+        for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
+            const int nf = sizes[s][0], m = sizes[s][1], batch = 4;
+            spec_desc d = {SPEC_CONV2D, (spec_precision)p, nf, m, batch, 0, 1, 0, 0};
+            spec_plan *plan;
+            orr_error err;
+            CU_ASSERT_FATAL(spec_plan_create(&d, &plan, &err) == ORR_OK);
+            for (int n_shapes = 1; n_shapes <= 2; n_shapes++) {
+                const size_t sl = 2 * (size_t)m * m, sh = (size_t)nf * nf;
+                void *x = alloc_reals(d.precision, sl * batch), *y = alloc_reals(d.precision, sl * batch),
+                     *S = alloc_reals(d.precision, sh * n_shapes);
+                double *xd = malloc(sl * sizeof *xd), *sd = malloc(sh * sizeof *sd),
+                       *want = malloc(sl * sizeof *want), *got = malloc(sl * sizeof *got);
+                for (size_t i = 0; i < sl * batch; i++)
+                    store(d.precision, x, i, uniform());
+                for (size_t i = 0; i < sh * n_shapes; i++)
+                    store(d.precision, S, i, 1.5 + uniform());   /* a permittivity-like S */
+                poison(d.precision, y, sl * batch);
+                CU_ASSERT(spec_conv2d(plan, x, S, n_shapes, y, &err) == ORR_OK);
+                for (int t = 0; t < batch; t++) {
+                    for (size_t i = 0; i < sl; i++) {
+                        xd[i] = load(d.precision, x, t * sl + i);
+                        got[i] = load(d.precision, y, t * sl + i);
+                    }
+                    const int shape = t / (batch / n_shapes);
+                    for (size_t i = 0; i < sh; i++)
+                        sd[i] = load(d.precision, S, shape * sh + i);
+                    spec_ref_conv2d(nf, m, sd, xd, want);
+                    const double e = rel_l2(got, want, sl) / (eps_of(d.precision) * 2 * log2(nf * nf));
+                    CU_ASSERT(e <= 10);
+                    if (!(e <= 10))
+                        printf("\n  conv2d mfft %d M %d %s: %.2f", nf, m, p ? "f32" : "f64", e);
+                }
+                free(x);
+                free(y);
+                free(S);
+                free(xd);
+                free(sd);
+                free(want);
+                free(got);
+            }
+            spec_plan_destroy(plan);
+        }
+}
+
+/* Diagonally dominant systems against Thomas in long double, and the
+ * residual of the computed solution. */
+static void test_tridiag(void)
+{
+    static const int sizes[] = {4, 33, 512, 2048};
+    for (int p = 0; p < 2; p++)
+        for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
+            const int n = sizes[s], batch = 5;
+            spec_desc desc = {SPEC_TRIDIAG, (spec_precision)p, n, 0, batch, 0, 1, 0, 0};
+            spec_plan *plan;
+            orr_error err;
+            CU_ASSERT_FATAL(spec_plan_create(&desc, &plan, &err) == ORR_OK);
+            const size_t len = (size_t)n * batch;
+            void *dl = alloc_reals(desc.precision, len), *d = alloc_reals(desc.precision, len),
+                 *du = alloc_reals(desc.precision, len), *rhs = alloc_reals(desc.precision, len);
+            double *a = malloc(len * sizeof *a), *b = malloc(len * sizeof *b), *c = malloc(len * sizeof *c),
+                   *r = malloc(len * sizeof *r), *want = malloc(n * sizeof *want);
+            for (size_t i = 0; i < len; i++) {
+                store(desc.precision, dl, i, uniform());
+                store(desc.precision, du, i, uniform());
+                store(desc.precision, d, i, 3 + uniform());
+                store(desc.precision, rhs, i, uniform());
+                a[i] = load(desc.precision, dl, i);
+                b[i] = load(desc.precision, d, i);
+                c[i] = load(desc.precision, du, i);
+                r[i] = load(desc.precision, rhs, i);
+            }
+            CU_ASSERT(spec_tridiag(plan, dl, d, du, rhs, &err) == ORR_OK);
+            for (int t = 0; t < batch; t++) {
+                const size_t o = (size_t)t * n;
+                spec_ref_tridiag(n, a + o, b + o, c + o, r + o, want);
+                double got[2048], resid[2048];
+                for (int i = 0; i < n; i++)
+                    got[i] = load(desc.precision, rhs, o + i);
+                for (int i = 0; i < n; i++)
+                    resid[i] = (i > 0 ? a[o + i] * got[i - 1] : 0) + b[o + i] * got[i] +
+                               (i + 1 < n ? c[o + i] * got[i + 1] : 0) - r[o + i];
+                const double e = rel_l2(got, want, n) / eps_of(desc.precision);
+                long double rn = 0, bn = 0;
+                for (int i = 0; i < n; i++) {
+                    rn += (long double)resid[i] * resid[i];
+                    bn += (long double)r[o + i] * r[o + i];
+                }
+                const double res = (double)sqrtl(rn / bn) / eps_of(desc.precision);
+                CU_ASSERT(e <= 50 && res <= 50);
+                if (!(e <= 50 && res <= 50))
+                    printf("\n  tridiag n=%d %s: error %.1f eps, residual %.1f eps", n, p ? "f32" : "f64",
+                           e, res);
+            }
+            free(dl);
+            free(d);
+            free(du);
+            free(rhs);
+            free(a);
+            free(b);
+            free(c);
+            free(r);
+            free(want);
+            spec_plan_destroy(plan);
+        }
+}
+
+static void test_bad_plans(void)
+{
+    orr_error err;
+    spec_plan *p;
+    spec_desc d = {SPEC_C2C, SPEC_F64, 12, 0, 1, 0, 1, 0, 0};
+    CU_ASSERT(spec_plan_create(&d, &p, &err) == ORR_ERR_UNSUPPORTED);
+    CU_ASSERT(strstr(err.message, "power of two") != NULL);
+    d.n = 16;
+    d.batch = 0;
+    CU_ASSERT(spec_plan_create(&d, &p, &err) == ORR_ERR_USAGE);
+    spec_desc c = {SPEC_CONV2D, SPEC_F64, 16, 9, 1, 0, 1, 0, 0};
+    CU_ASSERT(spec_plan_create(&c, &p, &err) == ORR_ERR_USAGE);   /* 2M - 1 > mfft */
+    c.n2 = 8;
+    CU_ASSERT(spec_plan_create(&c, &p, &err) == ORR_ERR_USAGE);   /* M even */
+}
+
+/* The `spectral` subcommand: .npy in and out (written and read back by our
+ * own npy code, checked against the header bytes numpy writes), results
+ * against the reference, and clear errors for wrong dtype or shape. */
+static void test_npy_command(void)
+{
+    char dir[] = "/tmp/orrery-npy-XXXXXX";
+    CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
+    char in[300], out[300], bad[300];
+    snprintf(in, sizeof in, "%s/in.npy", dir);
+    snprintf(out, sizeof out, "%s/out.npy", dir);
+    snprintf(bad, sizeof bad, "%s/bad.npy", dir);
+    const int batch = 3, n = 64;
+    double *x = malloc(2 * batch * n * sizeof *x), *want = malloc(2 * n * sizeof *want);
+    for (int i = 0; i < 2 * batch * n; i++)
+        x[i] = uniform();
+    orr_error err;
+    long shape[2] = {batch, n};
+    CU_ASSERT_FATAL(orr_npy_write(in, ORR_NPY_C16, 2, shape, x, &err) == ORR_OK);
+    /* the header numpy writes for this array, padded to 64 bytes */
+    FILE *f = fopen(in, "rb");
+    char head[128] = "";
+    CU_ASSERT_FATAL(f && fread(head, 1, 128, f) == 128);
+    fclose(f);
+    CU_ASSERT(memcmp(head, "\x93NUMPY\x01\x00\x76\x00", 10) == 0);
+    CU_ASSERT(strncmp(head + 10, "{'descr': '<c16', 'fortran_order': False, 'shape': (3, 64), }", 61) == 0);
+    CU_ASSERT(head[127] == '\n');
+    char *argv[] = {"--op", "c2c", in, out};
+    CU_ASSERT(spec_command(4, argv, &err) == ORR_OK);
+    orr_npy y;
+    CU_ASSERT_FATAL(orr_npy_read(out, &y, &err) == ORR_OK);
+    CU_ASSERT(y.dtype == ORR_NPY_C16 && y.ndim == 2 && y.shape[0] == batch && y.shape[1] == n);
+    for (int t = 0; t < batch; t++) {
+        spec_ref_dft(n, 0, x + 2 * t * n, want);
+        CU_ASSERT(rel_l2((double *)y.data + 2 * t * n, want, 2 * n) <= 10 * eps_of(SPEC_F64) * log2(n));
+    }
+    orr_npy_free(&y);
+    /* r2c of a float32 (batch, n) array: complex64 (batch, n/2 + 1) */
+    float *xf = malloc(batch * n * sizeof *xf);
+    for (int i = 0; i < batch * n; i++)
+        xf[i] = (float)uniform();
+    CU_ASSERT_FATAL(orr_npy_write(in, ORR_NPY_F4, 2, shape, xf, &err) == ORR_OK);
+    char *argv2[] = {"--op", "r2c", in, out};
+    CU_ASSERT(spec_command(4, argv2, &err) == ORR_OK);
+    CU_ASSERT_FATAL(orr_npy_read(out, &y, &err) == ORR_OK);
+    CU_ASSERT(y.dtype == ORR_NPY_C8 && y.shape[1] == n / 2 + 1);
+    orr_npy_free(&y);
+    /* wrong dtype, wrong size, broken file: clear errors naming the file */
+    char *argv3[] = {"--op", "c2c", in, out};   /* in is real now */
+    CU_ASSERT(spec_command(4, argv3, &err) == ORR_ERR_INPUT);
+    CU_ASSERT(strstr(err.message, "in.npy") && strstr(err.message, "float32"));
+    long odd[2] = {2, 12};
+    CU_ASSERT_FATAL(orr_npy_write(in, ORR_NPY_C16, 2, odd, x, &err) == ORR_OK);
+    CU_ASSERT(spec_command(4, argv, &err) == ORR_ERR_UNSUPPORTED);
+    CU_ASSERT(strstr(err.message, "power of two") != NULL);
+    static const char big_endian[] =
+        "\x93NUMPY\x01\x00\x36\x00{'descr': '>f8', 'fortran_order': False, 'shape': (4,), }";
+    f = fopen(bad, "wb");
+    fwrite(big_endian, 1, sizeof big_endian - 1, f);
+    fclose(f);
+    CU_ASSERT(orr_npy_read(bad, &y, &err) == ORR_ERR_INPUT);
+    CU_ASSERT(strstr(err.message, "'descr'") != NULL);
+    char *argv4[] = {"--op", "fft3", in, out};
+    CU_ASSERT(spec_command(4, argv4, &err) == ORR_ERR_USAGE);
+    remove(in);
+    remove(out);
+    remove(bad);
+    rmdir(dir);
+    free(x);
+    free(xf);
+    free(want);
+}
+
+#if HAVE_FFTW3
+/* FFTW (double) as an independent reference for c2c and r2c at large N. */
+static void test_against_fftw(void)
+{
+    static const int sizes[] = {64, 4096, 65536};
+    for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
+        const int n = sizes[s];
+        fftw_complex *fi = fftw_malloc(sizeof(fftw_complex) * n), *fo = fftw_malloc(sizeof(fftw_complex) * n);
+        fftw_plan fp = fftw_plan_dft_1d(n, fi, fo, FFTW_FORWARD, FFTW_ESTIMATE);
+        double *x = malloc(2 * n * sizeof *x), *y = malloc(2 * n * sizeof *y);
+        for (int i = 0; i < n; i++) {
+            x[2 * i] = fi[i][0] = uniform();
+            x[2 * i + 1] = fi[i][1] = uniform();
+        }
+        fftw_execute(fp);
+        spec_desc d = {SPEC_C2C, SPEC_F64, n, 0, 1, 0, 1, 0, 0};
+        spec_plan *plan;
+        orr_error err;
+        CU_ASSERT_FATAL(spec_plan_create(&d, &plan, &err) == ORR_OK);
+        spec_execute(plan, x, y, &err);
+        const double e = rel_l2(y, (double *)fo, 2 * (size_t)n) / (eps_of(SPEC_F64) * log2(n));
+        CU_ASSERT(e <= 10);
+        if (!(e <= 10))
+            printf("\n  c2c n=%d against FFTW: %.2f eps log2 N", n, e);
+        spec_plan_destroy(plan);
+        fftw_destroy_plan(fp);
+        fftw_free(fi);
+        fftw_free(fo);
+        free(x);
+        free(y);
+    }
+}
+#endif
+
+int main(void)
+{
+    rng_state = getenv("ORR_SEED") ? strtoull(getenv("ORR_SEED"), NULL, 10) : (unsigned long long)time(NULL);
+    printf("spectral tests: seed %llu (ORR_SEED=%llu replays)\n", rng_state, rng_state);
+    if (CU_initialize_registry() != CUE_SUCCESS)
+        return 1;
+    CU_pSuite s = CU_add_suite("spectral kernels, CPU, against the long-double reference", NULL, NULL);
+    CU_add_test(s, "complex FFT", test_c2c);
+    CU_add_test(s, "complex FFT, inverse", test_c2c_inverse);
+    CU_add_test(s, "real FFT (r2c)", test_r2c);
+    CU_add_test(s, "inverse real FFT (c2r)", test_c2r);
+    CU_add_test(s, "DCT-II", test_dct2);
+    CU_add_test(s, "DCT-III", test_dct3);
+    CU_add_test(s, "DHT", test_dht);
+    CU_add_test(s, "round trips, Parseval, impulse, tone, batch order", test_identities);
+    CU_add_test(s, "2D FFT", test_fft2);
+    CU_add_test(s, "EDM convolution against the block-Toeplitz sum", test_conv2d);
+    CU_add_test(s, "tridiagonal against Thomas, residuals", test_tridiag);
+    CU_add_test(s, "unsupported and invalid plans", test_bad_plans);
+    CU_add_test(s, "spectral subcommand: .npy in and out, errors", test_npy_command);
+#if HAVE_FFTW3
+    CU_add_test(s, "complex FFT against FFTW", test_against_fftw);
+#endif
+    CU_basic_set_mode(CU_BRM_VERBOSE);
+    CU_basic_run_tests();
+    unsigned failed = CU_get_number_of_failures() + CU_get_number_of_suites_failed();
+    CU_cleanup_registry();
+    return failed ? 1 : 0;
+}
