@@ -96,11 +96,196 @@ __global__ void fft_c2c_shared(const typename cpx_of<T>::type *in, typename cpx_
     }
 }
 
+/* ---- radix-16 passes with the data in registers ----
+ * Each thread holds 16 points of a transform: a pass reads them (from
+ * global memory in the first pass, shared memory after), runs a 16-point
+ * DFT in registers (or two 8-, four 4- or eight 2-point ones in the last
+ * pass when N is not a power of 16), multiplies by the pass's twiddles and
+ * writes them back (to global memory in the last pass). N = 4096 takes
+ * three passes and two trips through shared memory instead of six. */
+
+template <typename C, typename T> __device__ __forceinline__ C cmul(C a, T br, T bi)
+{
+    C r;
+    r.x = a.x * br - a.y * bi;
+    r.y = a.x * bi + a.y * br;
+    return r;
+}
+
+/* In-register DFTs of R = 2, 4, 8, 16 points (sign -1 forward), in place,
+ * natural order in and out. */
+template <typename C, typename T> __device__ __forceinline__ void dft2(C &a, C &b)
+{
+    const C t = a;
+    a.x = t.x + b.x;
+    a.y = t.y + b.y;
+    b.x = t.x - b.x;
+    b.y = t.y - b.y;
+}
+
+template <typename C, typename T>
+__device__ __forceinline__ void dft4(C &x0, C &x1, C &x2, C &x3, int sign)
+{
+    const T apc_r = x0.x + x2.x, apc_i = x0.y + x2.y, amc_r = x0.x - x2.x, amc_i = x0.y - x2.y;
+    const T bpd_r = x1.x + x3.x, bpd_i = x1.y + x3.y;
+    const T jr = -sign * (x1.y - x3.y), ji = sign * (x1.x - x3.x);
+    x0.x = apc_r + bpd_r;
+    x0.y = apc_i + bpd_i;
+    x2.x = apc_r - bpd_r;
+    x2.y = apc_i - bpd_i;
+    x1.x = amc_r + jr;
+    x1.y = amc_i + ji;
+    x3.x = amc_r - jr;
+    x3.y = amc_i - ji;
+}
+
+/* 16 = 4 x 4: X[k1 + 4 k2] = sum_b w16^(b k1) w4^(b k2) (sum_a x[b + 4a] w4^(a k1)) */
+template <typename C, typename T> __device__ __forceinline__ void dft16(C *x, int sign)
+{
+    const T c1 = (T)0.92387953251128675613, s1 = (T)0.38268343236508977173;   /* cos, sin pi/8 */
+    const T h = (T)0.70710678118654752440;
+#pragma unroll
+    for (int b = 0; b < 4; b++)
+        dft4<C, T>(x[b], x[b + 4], x[b + 8], x[b + 12], sign);
+    /* twiddles w16^(b k1) on x[b + 4 k1], w16 = e^(sign 2 pi j / 16) */
+    x[5] = cmul<C, T>(x[5], c1, sign * s1);    /* b=1,k1=1: 1/16 */
+    x[9] = cmul<C, T>(x[9], h, sign * h);      /* b=1,k1=2: 2/16 */
+    x[13] = cmul<C, T>(x[13], s1, sign * c1);  /* b=1,k1=3: 3/16 */
+    x[6] = cmul<C, T>(x[6], h, sign * h);      /* b=2,k1=1: 2/16 */
+    x[10] = cmul<C, T>(x[10], (T)0, (T)sign);  /* b=2,k1=2: 4/16 */
+    x[14] = cmul<C, T>(x[14], -h, sign * h);   /* b=2,k1=3: 6/16 */
+    x[7] = cmul<C, T>(x[7], s1, sign * c1);    /* b=3,k1=1: 3/16 */
+    x[11] = cmul<C, T>(x[11], -h, sign * h);   /* b=3,k1=2: 6/16 */
+    x[15] = cmul<C, T>(x[15], -c1, sign * -s1); /* b=3,k1=3: 9/16 */
+#pragma unroll
+    for (int k1 = 0; k1 < 4; k1++)
+        dft4<C, T>(x[4 * k1], x[4 * k1 + 1], x[4 * k1 + 2], x[4 * k1 + 3], sign);
+    /* now x[4 k1 + k2] = X[k1 + 4 k2]: transpose the 4 x 4 */
+#pragma unroll
+    for (int a = 0; a < 4; a++)
+#pragma unroll
+        for (int b = a + 1; b < 4; b++) {
+            const C t = x[4 * a + b];
+            x[4 * a + b] = x[4 * b + a];
+            x[4 * b + a] = t;
+        }
+}
+
+#ifndef FFT_MIN_BLOCKS
+#define FFT_MIN_BLOCKS 2   /* H200, f64: 1 -> 0.58-0.74x cuFFT, 2 -> 0.63-0.80x, 3 -> 0.48-0.60x */
+#endif
+
+/* tw: the twiddle table in the kernel's precision (rounded once from long
+ * double): float2 for float, double2 for double. */
+template <typename T, int LAST_R>
+__global__ void __launch_bounds__(256, FFT_MIN_BLOCKS)
+fft_c2c_r16(const typename cpx_of<T>::type *in, typename cpx_of<T>::type *out, int n, int batch,
+            const typename cpx_of<T>::type *tw, int sign)
+{
+    typedef typename cpx_of<T>::type C;
+    extern __shared__ unsigned char smem_raw[];
+    C *sh = reinterpret_cast<C *>(smem_raw) + (size_t)threadIdx.y * n;
+    const int t = blockIdx.x * blockDim.y + threadIdx.y;
+    const int tid = threadIdx.x;   /* n / 16 threads a transform */
+    const bool live = t < batch;
+    const C *src = in + (size_t)(live ? t : 0) * n;
+    C *dst = out + (size_t)(live ? t : 0) * n;
+    C v[16];
+    int s = 1, len = n;
+    /* radix-16 passes */
+    for (bool first = true; len >= 16 && (len > 16 || LAST_R == 1); first = false) {
+        const int m = len / 16, tstep = n / len;
+        const int p = tid / s, q = tid % s;
+#pragma unroll
+        for (int r = 0; r < 16; r++)
+            v[r] = first ? (live ? src[q + s * (p + r * m)] : C()) : sh[q + s * (p + r * m)];
+        dft16<C, T>(v, sign);
+        const bool last = len == 16;
+#pragma unroll
+        for (int r = 1; r < 16; r++) {
+            const C w = tw[p * r * tstep];
+            v[r] = cmul<C, T>(v[r], w.x, sign < 0 ? w.y : -w.y);
+        }
+        if (!first)
+            __syncthreads();
+        if (last) {
+            if (live) {
+                const T scale = sign > 0 ? (T)1 / (T)n : (T)1;
+#pragma unroll
+                for (int r = 0; r < 16; r++) {
+                    C x = v[r];
+                    x.x *= scale;
+                    x.y *= scale;
+                    dst[q + s * (16 * p + r)] = x;
+                }
+            }
+            return;
+        }
+#pragma unroll
+        for (int r = 0; r < 16; r++)
+            sh[q + s * (16 * p + r)] = v[r];
+        __syncthreads();
+        len = m;
+        s *= 16;
+    }
+    /* the last pass: len = LAST_R (2, 4 or 8), 16 / LAST_R butterflies a thread,
+     * no twiddles (p = 0) */
+#pragma unroll
+    for (int g = 0; g < 16 / LAST_R; g++) {
+        const int q = g * (n / 16) + tid;   /* neighbouring threads, neighbouring q */
+#pragma unroll
+        for (int r = 0; r < LAST_R; r++)
+            v[g * LAST_R + r] = sh[q + s * r];
+    }
+    if (LAST_R == 4) {
+#pragma unroll
+        for (int g = 0; g < 4; g++)
+            dft4<C, T>(v[4 * g], v[4 * g + 1], v[4 * g + 2], v[4 * g + 3], sign);
+    } else if (LAST_R == 2) {
+#pragma unroll
+        for (int g = 0; g < 8; g++)
+            dft2<C, T>(v[2 * g], v[2 * g + 1]);
+    } else if (LAST_R == 8) {
+        /* 8 = 2 x 4 */
+#pragma unroll
+        for (int g = 0; g < 2; g++) {
+            C *x = v + 8 * g;
+            const T h = (T)0.70710678118654752440;
+            dft4<C, T>(x[0], x[2], x[4], x[6], sign);
+            dft4<C, T>(x[1], x[3], x[5], x[7], sign);
+            x[3] = cmul<C, T>(x[3], h, sign * h);
+            x[5] = cmul<C, T>(x[5], (T)0, (T)sign);
+            x[7] = cmul<C, T>(x[7], -h, sign * h);
+            dft2<C, T>(x[0], x[1]);
+            dft2<C, T>(x[2], x[3]);
+            dft2<C, T>(x[4], x[5]);
+            dft2<C, T>(x[6], x[7]);
+            /* x[2 k1 + k2] = X[k1 + 4 k2] -> natural order */
+            const C y0 = x[0], y1 = x[1], y2 = x[2], y3 = x[3], y4 = x[4], y5 = x[5], y6 = x[6], y7 = x[7];
+            x[0] = y0; x[4] = y1; x[1] = y2; x[5] = y3; x[2] = y4; x[6] = y5; x[3] = y6; x[7] = y7;
+        }
+    }
+    if (live) {
+        const T scale = sign > 0 ? (T)1 / (T)n : (T)1;
+#pragma unroll
+        for (int g = 0; g < 16 / LAST_R; g++) {
+            const int q = g * (n / 16) + tid;
+#pragma unroll
+            for (int r = 0; r < LAST_R; r++) {
+                C x = v[g * LAST_R + r];
+                x.x *= scale;
+                x.y *= scale;
+                dst[q + s * r] = x;
+            }
+        }
+    }
+}
+
 /* Launch: threads per transform n/4 (at most 1024, at least 1), and enough
  * transforms per block for 256 threads. Returns the launch's cudaError_t. */
 template <typename T>
-static cudaError_t fft_c2c_launch(const void *in, void *out, int n, int batch, const double2 *tw,
-                                  int inverse, cudaStream_t stream)
+static cudaError_t fft_c2c_launch_r4(const void *in, void *out, int n, int batch, const double2 *tw,
+                                     int inverse, cudaStream_t stream)
 {
     typedef typename cpx_of<T>::type C;
     int per = n / 4 < 1 ? 1 : n / 4;
@@ -113,6 +298,52 @@ static cudaError_t fft_c2c_launch(const void *in, void *out, int n, int batch, c
     dim3 block(per, ty), grid((batch + ty - 1) / ty);
     fft_c2c_shared<T><<<grid, block, smem, stream>>>((const C *)in, (C *)out, n, batch, tw,
                                                      inverse ? 1 : -1);
+    return cudaGetLastError();
+}
+
+/* The radix-16 kernel: n / 16 threads a transform (n >= 32), transforms
+ * per block for 256 threads. tw_d: the table in double (the radix-4
+ * kernel for n < 32 takes it), tw_t: the same in the kernel's precision. */
+template <typename T>
+static cudaError_t fft_c2c_launch(const void *in, void *out, int n, int batch, const double2 *tw_d,
+                                  const void *tw_t, int inverse, cudaStream_t stream)
+{
+    typedef typename cpx_of<T>::type C;
+    if (n < 32)
+        return fft_c2c_launch_r4<T>(in, out, n, batch, tw_d, inverse, stream);
+    const C *tw = (const C *)tw_t;
+    int log2n = 0;
+    while ((1 << log2n) < n)
+        log2n++;
+    const int last = 1 << (log2n % 4);   /* 1 (a power of 16), 2, 4 or 8 */
+    const int per = n / 16, ty = 256 / per < 1 ? 1 : 256 / per;
+    const size_t smem = (size_t)ty * n * sizeof(C);
+    dim3 block(per, ty), grid((batch + ty - 1) / ty);
+    const int sign = inverse ? 1 : -1;
+    const C *i = (const C *)in;
+    C *o = (C *)out;
+    switch (last) {
+    case 1:
+        if (smem > 48 * 1024)
+            cudaFuncSetAttribute(fft_c2c_r16<T, 1>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+        fft_c2c_r16<T, 1><<<grid, block, smem, stream>>>(i, o, n, batch, tw, sign);
+        break;
+    case 2:
+        if (smem > 48 * 1024)
+            cudaFuncSetAttribute(fft_c2c_r16<T, 2>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+        fft_c2c_r16<T, 2><<<grid, block, smem, stream>>>(i, o, n, batch, tw, sign);
+        break;
+    case 4:
+        if (smem > 48 * 1024)
+            cudaFuncSetAttribute(fft_c2c_r16<T, 4>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+        fft_c2c_r16<T, 4><<<grid, block, smem, stream>>>(i, o, n, batch, tw, sign);
+        break;
+    default:
+        if (smem > 48 * 1024)
+            cudaFuncSetAttribute(fft_c2c_r16<T, 8>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+        fft_c2c_r16<T, 8><<<grid, block, smem, stream>>>(i, o, n, batch, tw, sign);
+        break;
+    }
     return cudaGetLastError();
 }
 
