@@ -9,6 +9,7 @@
 #include "cuda_backend.h"
 
 #include <cuda_runtime_api.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +40,9 @@ typedef struct {
     int sms;
     int paced_streams;                /* stream count the pacer was set up for */
     orr_gpu_pacer pacer;
+    /* spectral: the FFT twiddle tables of the last size used */
+    int fft_n;
+    void *d_tw_double, *d_tw_single;
 } cuda_ctx;
 
 static orr_status cuda_fail(orr_error *err, cudaError_t e, const char *what)
@@ -225,6 +229,71 @@ static orr_status cuda_star_probs(orr_backend *be, const sep_model_consts *mc, c
     return ORR_OK;
 }
 
+/* Batched complex FFT on the device (spectral_fft.cuh), host buffers in
+ * and out: the spectral self-test's device check. */
+static orr_status cuda_spec_c2c(orr_backend *be, int single, int n, int batch, int inverse,
+                                const void *in, void *out, orr_error *err)
+{
+    cuda_ctx *c = be->ctx;
+    if (n < 4 || n > 4096 || (n & (n - 1)) != 0)
+        return orr_fail(err, ORR_ERR_UNSUPPORTED,
+                        "CUDA FFT: N = %d: a power of two from 4 to 4096", n);
+    if (c->fft_n != n) {
+        cudaFree(c->d_tw_double);
+        cudaFree(c->d_tw_single);
+        c->d_tw_double = c->d_tw_single = NULL;
+        c->fft_n = 0;
+        double *td = malloc(2 * (size_t)n * sizeof *td);
+        float *ts = malloc(2 * (size_t)n * sizeof *ts);
+        if (!td || !ts) {
+            free(td);
+            free(ts);
+            return orr_fail(err, ORR_ERR_NOMEM, "out of memory");
+        }
+        const long double two_pi = 6.283185307179586476925286766559005768L;
+        for (int k = 0; k < n; k++) {
+            const long double a = two_pi * k / n;
+            td[2 * k] = (double)cosl(a);
+            td[2 * k + 1] = (double)-sinl(a);
+            ts[2 * k] = (float)cosl(a);
+            ts[2 * k + 1] = (float)-sinl(a);
+        }
+        cudaError_t e = cudaMalloc(&c->d_tw_double, 2 * (size_t)n * sizeof *td);
+        if (e == cudaSuccess)
+            e = cudaMalloc(&c->d_tw_single, 2 * (size_t)n * sizeof *ts);
+        if (e == cudaSuccess)
+            e = cudaMemcpy(c->d_tw_double, td, 2 * (size_t)n * sizeof *td, cudaMemcpyHostToDevice);
+        if (e == cudaSuccess)
+            e = cudaMemcpy(c->d_tw_single, ts, 2 * (size_t)n * sizeof *ts, cudaMemcpyHostToDevice);
+        free(td);
+        free(ts);
+        if (e != cudaSuccess)
+            return cuda_fail(err, e, "uploading the FFT twiddles");
+        c->fft_n = n;
+    }
+    const size_t bytes = 2 * (size_t)n * batch * (single ? sizeof(float) : sizeof(double));
+    void *d_in = NULL, *d_out = NULL;
+    cudaError_t e = cudaMalloc(&d_in, bytes);
+    if (e == cudaSuccess)
+        e = cudaMalloc(&d_out, bytes);
+    if (e == cudaSuccess)
+        e = cudaMemcpy(d_in, in, bytes, cudaMemcpyHostToDevice);
+    if (e == cudaSuccess)
+        e = cudaMemset(d_out, 0xff, bytes);   /* poison: every output must be written */
+    if (e == cudaSuccess)
+        e = (cudaError_t)orr_cuda_fft_c2c(single, n, batch, inverse, d_in, d_out, c->d_tw_double,
+                                          c->d_tw_single);
+    if (e == cudaSuccess)
+        e = cudaDeviceSynchronize();
+    if (e == cudaSuccess)
+        e = cudaMemcpy(out, d_out, bytes, cudaMemcpyDeviceToHost);
+    cudaFree(d_in);
+    cudaFree(d_out);
+    if (e != cudaSuccess)
+        return cuda_fail(err, e, "running the FFT");
+    return ORR_OK;
+}
+
 static void cuda_close(orr_backend *be)
 {
     cuda_ctx *c = be->ctx;
@@ -232,6 +301,8 @@ static void cuda_close(orr_backend *be)
         return;
     orr_gpu_pacer_report(&c->pacer, "CUDA");
     free_tables(c);
+    cudaFree(c->d_tw_double);
+    cudaFree(c->d_tw_single);
     cudaFree(c->d_out);
     cudaFree(c->d_dirs);
     cudaFree(c->d_rp);
@@ -353,6 +424,7 @@ orr_status orr_open_cuda_backend(const orr_backend_request *req, orr_backend *be
     be->variant = variant;
     be->sep_integral_chunks = cuda_integral_chunks;
     be->sep_star_probs = cuda_star_probs;
+    be->spec_c2c = cuda_spec_c2c;
     /* Enough chunks per call to fill the GPU many times over. */
     be->min_batch = 4 * prop.multiProcessorCount * 16;
     c->sms = prop.multiProcessorCount > 0 ? prop.multiProcessorCount : 1;

@@ -39,6 +39,12 @@ int orr_cuda_integral_blocks_per_sm(int n_streams);
 int orr_cuda_star_sums(int n, int convolve, int n_streams, const sep_direction *dirs,
                        const double *r_point, const double *qw_r3_N, double *bg, double *st);
 
+/* Batched complex FFT of n points (power of two, 4..4096) on device
+ * buffers; tw_double / tw_single: e^{-2 pi j k / n}, k < n, as double2 and
+ * float2 (spectral.cu). */
+int orr_cuda_fft_c2c(int single, int n, int batch, int inverse, const void *in, void *out,
+                     const void *tw_double, const void *tw_single);
+
 #ifdef __cplusplus
 }
 #endif

@@ -30,6 +30,12 @@ struct orr_backend {
     orr_status (*sep_star_probs)(orr_backend *be, const sep_model_consts *mc, const sep_setup *s,
                                  const sep_stars *stars, int begin, int end, double *bg_prob,
                                  double *st_prob, orr_error *err);
+
+    /* Spectral kernels on the device (NULL: the CPU kernels of
+     * common/spectral serve). Batched complex FFT of n points, host
+     * buffers (interleaved re, im in the precision; 1/n on the inverse). */
+    orr_status (*spec_c2c)(orr_backend *be, int single, int n, int batch, int inverse,
+                           const void *in, void *out, orr_error *err);
 };
 
 /* What the command line asked of the backend. An app's open function

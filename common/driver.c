@@ -275,15 +275,32 @@ static orr_status check_work_unit(const sep_run_options *opt, orr_error *err)
     return ORR_OK;
 }
 
-/* The spectral tools run by hand (no BOINC runtime): transforms of .npy
- * files, and the kernels' self-test. They run on the CPU in every app for
- * now; the GPU kernels are still to come. */
+/* The spectral tools run by hand: transforms of .npy files (CPU kernels),
+ * and the kernels' self-test, which in a GPU app also checks the device's
+ * kernels (-d/--device picks the device). */
 static int spectral_subcommand(int argc, char **argv, const orr_app_info *app)
 {
     orr_error err;
     orr_error_clear(&err);
     if (strcmp(argv[1], "selftest") == 0) {
-        const int failures = spec_selftest(stdout, &err);
+        orr_backend be;
+        memset(&be, 0, sizeof be);
+        orr_backend_request req = {-1, -1, 0, NULL, 0, 0};
+        for (int i = 2; i + 1 < argc; i++) {
+            if (strcmp(argv[i], "-d") == 0 || strcmp(argv[i], "--device") == 0)
+                req.device = atoi(argv[i + 1]);
+            if (strcmp(argv[i], "-l") == 0 || strcmp(argv[i], "--platform") == 0)
+                req.platform = atoi(argv[i + 1]);
+        }
+        int opened = 0;
+        if (app->gpu_app && orr_runtime_init(1, &err) == ORR_OK) {
+            opened = app->open_backend(&req, &be, &err) == ORR_OK;
+            if (!opened)
+                printf("no device for the device checks: %s\n", err.message);
+        }
+        const int failures = spec_selftest(stdout, opened ? &be : NULL, &err);
+        if (opened && be.close)
+            be.close(&be);
         return failures ? 1 : 0;
     }
     orr_status s = spec_command(argc - 2, argv + 2, &err);

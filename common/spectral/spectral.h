@@ -89,8 +89,10 @@ orr_status spec_tridiag(const spec_plan *plan, const void *dl, const void *d, co
 /* `spectral --op OP [--inverse] FILES...`: .npy in, .npy out. */
 orr_status spec_command(int argc, char **argv, orr_error *err);
 /* Every kernel on fresh random inputs against the reference; one line per
- * kernel and precision on report. Returns the number of failures. */
-int spec_selftest(FILE *report, orr_error *err);
+ * kernel and precision on report; with a backend that has device kernels
+ * (be->spec_c2c), those too. Returns the number of failures. */
+struct orr_backend;
+int spec_selftest(FILE *report, struct orr_backend *be, orr_error *err);
 
 /* ---- the FP64 reference (direct sums in long double), for tests and the
  * self-test: one transform of n points, same conventions. ---- */

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "backend.h"
 #include "io/io.h"
 #include "spectral.h"
 
@@ -332,7 +333,69 @@ done:
     return worst;
 }
 
-int spec_selftest(FILE *report, orr_error *err)
+/* The device's FFT (be->spec_c2c) against the reference: forward and
+ * inverse, both precisions; returns the failures. */
+static int selftest_device(FILE *report, orr_backend *be, orr_error *err)
+{
+    static const int sizes[] = {16, 64, 256, 1024, 4096};
+    const int batch = 3;
+    int failures = 0;
+    for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++)
+        for (int single = 0; single < 2; single++)
+            for (int inverse = 0; inverse < 2; inverse++) {
+                const int n = sizes[si];
+                const size_t reals = 2 * (size_t)n * batch, es = single ? sizeof(float) : sizeof(double);
+                void *in = malloc(reals * es), *out = malloc(reals * es);
+                double *x = malloc(2 * (size_t)n * sizeof *x), *want = malloc(2 * (size_t)n * sizeof *want);
+                double worst = INFINITY;
+                if (in && out && x && want) {
+                    for (size_t i = 0; i < reals; i++) {
+                        const double v = st_uniform();
+                        if (single)
+                            ((float *)in)[i] = (float)v;
+                        else
+                            ((double *)in)[i] = v;
+                    }
+                    orr_status s = be->spec_c2c(be, single, n, batch, inverse, in, out, err);
+                    if (s == ORR_OK) {
+                        worst = 0;
+                        for (int t = 0; t < batch; t++) {
+                            long double num = 0, den = 0;
+                            for (size_t i = 0; i < 2 * (size_t)n; i++)
+                                x[i] = single ? ((float *)in)[t * 2 * n + i] : ((double *)in)[t * 2 * n + i];
+                            spec_ref_dft(n, inverse, x, want);
+                            for (size_t i = 0; i < 2 * (size_t)n; i++) {
+                                const double got = single ? ((float *)out)[t * 2 * n + i]
+                                                          : ((double *)out)[t * 2 * n + i];
+                                num += ((long double)got - want[i]) * ((long double)got - want[i]);
+                                den += (long double)want[i] * want[i];
+                            }
+                            double e = (double)sqrtl(num / den) /
+                                       ((single ? ldexp(1, -24) : ldexp(1, -53)) * log2(n));
+                            if (isnan(e))
+                                e = INFINITY;
+                            if (e > worst)
+                                worst = e;
+                        }
+                    } else {
+                        fprintf(report, "FAIL c2c%s n=%d %s on %s: %s\n", inverse ? " inverse" : "", n,
+                                single ? "f32" : "f64", be->name, err->message);
+                    }
+                }
+                const int ok = worst <= 10;
+                failures += !ok;
+                if (worst < INFINITY || ok)
+                    fprintf(report, "%s c2c%-8s n=%-5d %s  error %6.2f eps log2 N  (%s)\n", ok ? "PASS" : "FAIL",
+                            inverse ? " inverse" : "", n, single ? "f32" : "f64", worst, be->name);
+                free(in);
+                free(out);
+                free(x);
+                free(want);
+            }
+    return failures;
+}
+
+int spec_selftest(FILE *report, struct orr_backend *be, orr_error *err)
 {
     static const struct {
         spec_kind kind;
@@ -356,7 +419,15 @@ int spec_selftest(FILE *report, orr_error *err)
             fprintf(report, "%s %-8s n=%-5d %s  error %6.2f eps log2 N\n", ok ? "PASS" : "FAIL",
                     spec_kind_name(cases[c].kind), cases[c].n, p ? "f32" : "f64", e);
         }
+    int checks = (int)(2 * sizeof cases / sizeof *cases);
+    if (be && be->spec_c2c) {
+        fprintf(report, "on the device: %s (%s)\n", be->name, be->variant ? be->variant : "");
+        failures += selftest_device(report, be, err);
+        checks += 20;
+    } else {
+        fprintf(report, "(this app has no device spectral kernels yet: CPU only)\n");
+    }
     fprintf(report, "%s: %d of %d kernel checks failed\n", failures ? "FAILED" : "passed", failures,
-            (int)(2 * sizeof cases / sizeof *cases));
+            checks);
     return failures;
 }

@@ -3,7 +3,8 @@
 # (tests/data/milkyway/cases.txt) through a GPU app, each value within
 # the spec's GPU tolerance of the published one, then a kill/resume check
 # (a run killed after its first checkpoint and restarted prints the same
-# tags as an uninterrupted run). Prints one summary line at the end.
+# tags as an uninterrupted run), then the app's spectral self-test. Prints
+# one summary line at the end.
 #
 # Usage: tests/gpu/run-gpu.sh APP   (run-cuda.sh and run-opencl.sh name it)
 # Environment: ORR_DATA (default tests/data/milkyway), ORR_APP_ARGS (extra
@@ -109,6 +110,17 @@ else
     failed=$((failed + 1))
     echo "kill/resume: tags differ"
     diff <(grep '^<' "$work/straight/stderr.txt") <(grep '^<' "$work/killed/stderr.txt")
+fi
+# The spectral self-test: the CPU kernels, and the device's where the app
+# has them.
+# shellcheck disable=SC2086
+if "$app" selftest $extra >"$work/selftest.txt" 2>&1; then
+    passed=$((passed + 1))
+    echo "selftest: $(tail -1 "$work/selftest.txt")"
+else
+    failed=$((failed + 1))
+    echo "selftest failed:"
+    grep -v "^PASS" "$work/selftest.txt"
 fi
 grep -m1 "CUDA backend\|OpenCL backend" "$work/straight/stderr.txt"
 echo "$passed passed, $failed failed"
