@@ -9,7 +9,6 @@
 #include "cuda_backend.h"
 
 #include <cuda_runtime_api.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +16,7 @@
 #include "gpu/gpu.h"
 #include "kernels.h"
 #include "separation/nodes.h"
+#include "spectral/spectral.h"
 #include "runtime/runtime.h"
 
 #define STAR_CAPACITY 4096            /* the kind sends stars in chunks of 4096 */
@@ -243,21 +243,16 @@ static orr_status cuda_spec_c2c(orr_backend *be, int single, int n, int batch, i
         cudaFree(c->d_tw_single);
         c->d_tw_double = c->d_tw_single = NULL;
         c->fft_n = 0;
-        double *td = malloc(2 * (size_t)n * sizeof *td);
+        /* the core's table (long double, rounded once); float from it */
+        double *td = spec_root_table(n, n, -1);
         float *ts = malloc(2 * (size_t)n * sizeof *ts);
         if (!td || !ts) {
             free(td);
             free(ts);
             return orr_fail(err, ORR_ERR_NOMEM, "out of memory");
         }
-        const long double two_pi = 6.283185307179586476925286766559005768L;
-        for (int k = 0; k < n; k++) {
-            const long double a = two_pi * k / n;
-            td[2 * k] = (double)cosl(a);
-            td[2 * k + 1] = (double)-sinl(a);
-            ts[2 * k] = (float)cosl(a);
-            ts[2 * k + 1] = (float)-sinl(a);
-        }
+        for (int k = 0; k < 2 * n; k++)
+            ts[k] = (float)td[k];
         cudaError_t e = cudaMalloc(&c->d_tw_double, 2 * (size_t)n * sizeof *td);
         if (e == cudaSuccess)
             e = cudaMalloc(&c->d_tw_single, 2 * (size_t)n * sizeof *ts);

@@ -82,8 +82,7 @@ size_t spec_out_reals(const spec_desc *d)
     }
 }
 
-/* e^{sign j 2 pi k / (den)} for k < count, into t[2k], t[2k+1]. */
-static double *root_table(long count, long den, int sign)
+double *spec_root_table(long count, long den, int sign)
 {
     double *t = malloc(2 * (size_t)count * sizeof *t);
     if (!t)
@@ -161,27 +160,27 @@ orr_status spec_plan_create(const spec_desc *desc, spec_plan **plan, orr_error *
     int ok = 1;
     switch (desc->kind) {
     case SPEC_C2C:
-        ok = (p->tw = root_table(n, n, -1)) != NULL;
+        ok = (p->tw = spec_root_table(n, n, -1)) != NULL;
         work = 4 * (size_t)n + 8;
         break;
     case SPEC_R2C:
     case SPEC_C2R:
     case SPEC_DHT:
-        ok = (p->tw = root_table(n, n, -1)) != NULL;
+        ok = (p->tw = spec_root_table(n, n, -1)) != NULL;
         work = 12 * (size_t)n + 16;   /* see the batch loop's layout */
         break;
     case SPEC_DCT2:
     case SPEC_DCT3:
-        ok = (p->tw = root_table(n, n, -1)) != NULL && (p->qt = root_table(n, 4 * (long)n, -1)) != NULL;
+        ok = (p->tw = spec_root_table(n, n, -1)) != NULL && (p->qt = spec_root_table(n, 4 * (long)n, -1)) != NULL;
         work = 12 * (size_t)n + 16;
         break;
     case SPEC_FFT2:
-        ok = (p->tw = root_table(desc->n2, desc->n2, -1)) != NULL &&
-             (p->tw2 = root_table(n, n, -1)) != NULL;
+        ok = (p->tw = spec_root_table(desc->n2, desc->n2, -1)) != NULL &&
+             (p->tw2 = spec_root_table(n, n, -1)) != NULL;
         work = 2 * (size_t)n * desc->n2 + 4 * (size_t)(n > desc->n2 ? n : desc->n2);
         break;
     case SPEC_CONV2D:
-        ok = (p->tw = root_table(n, n, -1)) != NULL;
+        ok = (p->tw = spec_root_table(n, n, -1)) != NULL;
         work = 2 * (size_t)n * n + 4 * (size_t)n;
         break;
     case SPEC_TRIDIAG:

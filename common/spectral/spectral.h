@@ -84,6 +84,11 @@ orr_status spec_conv2d(const spec_plan *plan, const void *slices, const void *sh
 orr_status spec_tridiag(const spec_plan *plan, const void *dl, const void *d, const void *du,
                         void *rhs, orr_error *err);
 
+/* e^{sign 2 pi j k / den} for k < count as (cos, sin) pairs, computed in
+ * long double and rounded once: every kernel's twiddles, CPU or device.
+ * malloc'd; NULL when out of memory. */
+double *spec_root_table(long count, long den, int sign);
+
 /* ---- the apps' subcommands (tool.c) ---- */
 
 /* `spectral --op OP [--inverse] FILES...`: .npy in, .npy out. */
