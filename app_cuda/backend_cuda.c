@@ -229,15 +229,12 @@ static orr_status cuda_star_probs(orr_backend *be, const sep_model_consts *mc, c
     return ORR_OK;
 }
 
-/* Batched complex FFT on the device (spectral_fft.cuh), host buffers in
- * and out: the spectral self-test's device check. */
-static orr_status cuda_spec_c2c(orr_backend *be, int single, int n, int batch, int inverse,
-                                const void *in, void *out, orr_error *err)
+/* Batched complex FFT on the device (spectral_fft.cuh), packed host
+ * buffers in and out. */
+static orr_status cuda_fft_c2c(orr_backend *be, int single, int n, int batch, int inverse,
+                               const void *in, void *out, orr_error *err)
 {
     cuda_ctx *c = be->ctx;
-    if (n < 4 || n > 4096 || (n & (n - 1)) != 0)
-        return orr_fail(err, ORR_ERR_UNSUPPORTED,
-                        "CUDA FFT: N = %d: a power of two from 4 to 4096", n);
     if (c->fft_n != n) {
         cudaFree(c->d_tw_double);
         cudaFree(c->d_tw_single);
@@ -287,6 +284,30 @@ static orr_status cuda_spec_c2c(orr_backend *be, int single, int n, int batch, i
     if (e != cudaSuccess)
         return cuda_fail(err, e, "running the FFT");
     return ORR_OK;
+}
+
+/* The spectral kernels on host buffers (spec_run of the ops table). */
+static orr_status cuda_spec_run(orr_backend *be, const spec_desc *d, const spec_buffers *b,
+                                orr_error *err)
+{
+    if (d->kind != SPEC_C2C)
+        return orr_fail(err, ORR_ERR_UNSUPPORTED, "CUDA: no %s kernel yet", spec_kind_name(d->kind));
+    if (d->n < 4 || d->n > 4096)
+        return orr_fail(err, ORR_ERR_UNSUPPORTED, "CUDA FFT: N = %d: a power of two from 4 to 4096",
+                        d->n);
+    const int single = d->precision == SPEC_F32;
+    if (spec_is_packed(d))
+        return cuda_fft_c2c(be, single, d->n, d->batch, d->inverse, b->in, b->out, err);
+    const size_t bytes = spec_in_reals(d) * d->batch * (single ? sizeof(float) : sizeof(double));
+    void *packed = malloc(bytes);
+    if (!packed)
+        return orr_fail(err, ORR_ERR_NOMEM, "out of memory");
+    spec_pack_input(d, b->in, packed);
+    orr_status s = cuda_fft_c2c(be, single, d->n, d->batch, d->inverse, packed, packed, err);
+    if (s == ORR_OK)
+        spec_unpack_output(d, packed, b->out);
+    free(packed);
+    return s;
 }
 
 static void cuda_close(orr_backend *be)
@@ -419,7 +440,7 @@ orr_status orr_open_cuda_backend(const orr_backend_request *req, orr_backend *be
     be->variant = variant;
     be->sep_integral_chunks = cuda_integral_chunks;
     be->sep_star_probs = cuda_star_probs;
-    be->spec_c2c = cuda_spec_c2c;
+    be->spec_run = cuda_spec_run;
     /* Enough chunks per call to fill the GPU many times over. */
     be->min_batch = 4 * prop.multiProcessorCount * 16;
     c->sms = prop.multiProcessorCount > 0 ? prop.multiProcessorCount : 1;

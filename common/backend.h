@@ -7,6 +7,7 @@
 
 #include "orrery.h"
 #include "separation/separation.h"
+#include "spectral/spectral.h"
 
 typedef struct orr_backend orr_backend;
 
@@ -32,10 +33,12 @@ struct orr_backend {
                                  double *st_prob, orr_error *err);
 
     /* Spectral kernels on the device (NULL: the CPU kernels of
-     * common/spectral serve). Batched complex FFT of n points, host
-     * buffers (interleaved re, im in the precision; 1/n on the inverse). */
-    orr_status (*spec_c2c)(orr_backend *be, int single, int n, int batch, int inverse,
-                           const void *in, void *out, orr_error *err);
+     * common/spectral serve). Runs desc (valid by spec_plan_create's
+     * rules) on host buffers, same conventions and layouts as the CPU
+     * plan: upload, compute, download. A size or layout the device does
+     * not take is ORR_ERR_UNSUPPORTED, naming it. */
+    orr_status (*spec_run)(orr_backend *be, const spec_desc *desc, const spec_buffers *b,
+                           orr_error *err);
 };
 
 /* What the command line asked of the backend. An app's open function

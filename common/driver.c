@@ -275,38 +275,62 @@ static orr_status check_work_unit(const sep_run_options *opt, orr_error *err)
     return ORR_OK;
 }
 
-/* The spectral tools run by hand: transforms of .npy files (CPU kernels),
- * and the kernels' self-test, which in a GPU app also checks the device's
- * kernels (-d/--device picks the device). */
+/* The spectral tools run by hand: transforms of .npy files and the
+ * kernels' self-test. In a GPU app both run on the device's kernels
+ * (-d/--device, -l/--platform pick it; --cpu keeps to the CPU kernels);
+ * the self-test checks the CPU kernels too. */
 static int spectral_subcommand(int argc, char **argv, const orr_app_info *app)
 {
     orr_error err;
     orr_error_clear(&err);
-    if (strcmp(argv[1], "selftest") == 0) {
-        orr_backend be;
-        memset(&be, 0, sizeof be);
-        orr_backend_request req = {-1, -1, 0, NULL, 0, 0};
-        for (int i = 2; i + 1 < argc; i++) {
-            if (strcmp(argv[i], "-d") == 0 || strcmp(argv[i], "--device") == 0)
-                req.device = atoi(argv[i + 1]);
-            if (strcmp(argv[i], "-l") == 0 || strcmp(argv[i], "--platform") == 0)
-                req.platform = atoi(argv[i + 1]);
-        }
-        int opened = 0;
-        if (app->gpu_app && orr_runtime_init(1, &err) == ORR_OK) {
-            opened = app->open_backend(&req, &be, &err) == ORR_OK;
-            if (!opened)
-                printf("no device for the device checks: %s\n", err.message);
-        }
-        const int failures = spec_selftest(stdout, opened ? &be : NULL, &err);
-        if (opened && be.close)
-            be.close(&be);
-        return failures ? 1 : 0;
+    const int selftest = strcmp(argv[1], "selftest") == 0;
+    orr_backend_request req = {-1, -1, 0, NULL, 0, 0};
+    int cpu_only = 0;
+    /* the device options are ours; the rest go to the subcommand */
+    char **rest = calloc((size_t)argc, sizeof *rest);
+    int n_rest = 0;
+    if (!rest) {
+        fprintf(stderr, "%s: error: out of memory\n", app->program);
+        return orr_status_exit_code(ORR_ERR_NOMEM);
     }
-    orr_status s = spec_command(argc - 2, argv + 2, &err);
-    if (s != ORR_OK)
-        fprintf(stderr, "%s: error: %s\n", app->program, err.message);
-    return orr_status_exit_code(s);
+    for (int i = 2; i < argc; i++) {
+        const int has_value = i + 1 < argc;
+        if (has_value && (strcmp(argv[i], "-d") == 0 || strcmp(argv[i], "--device") == 0))
+            req.device = atoi(argv[++i]);
+        else if (has_value && (strcmp(argv[i], "-l") == 0 || strcmp(argv[i], "--platform") == 0))
+            req.platform = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--cpu") == 0)
+            cpu_only = 1;
+        else
+            rest[n_rest++] = argv[i];
+    }
+    orr_backend be;
+    memset(&be, 0, sizeof be);
+    int opened = 0;
+    if (app->gpu_app && !cpu_only && orr_runtime_init(1, &err) == ORR_OK) {
+        opened = app->open_backend(&req, &be, &err) == ORR_OK;
+        if (!opened && selftest)
+            printf("no device for the device checks: %s\n", err.message);
+        if (!opened && !selftest) {
+            fprintf(stderr, "%s: error: %s (--cpu runs the CPU kernels)\n", app->program,
+                    err.message);
+            free(rest);
+            return orr_status_exit_code(ORR_ERR_DEVICE);
+        }
+    }
+    int rc;
+    if (selftest) {
+        rc = spec_selftest(stdout, opened ? &be : NULL, &err) ? 1 : 0;
+    } else {
+        orr_status s = spec_command(n_rest, rest, opened ? &be : NULL, &err);
+        if (s != ORR_OK)
+            fprintf(stderr, "%s: error: %s\n", app->program, err.message);
+        rc = orr_status_exit_code(s);
+    }
+    if (opened && be.close)
+        be.close(&be);
+    free(rest);
+    return rc;
 }
 
 int orr_main(int argc, char **argv, const orr_app_info *app)

@@ -423,3 +423,63 @@ orr_status spec_tridiag(const spec_plan *p, const void *dl, const void *d, const
     }
     return ORR_OK;
 }
+
+orr_status spec_run(const spec_plan *p, const spec_buffers *b, orr_error *err)
+{
+    switch (p->d.kind) {
+    case SPEC_CONV2D: return spec_conv2d(p, b->in, b->shapes, b->n_shapes, b->out, err);
+    case SPEC_TRIDIAG: return spec_tridiag(p, b->dl, b->d, b->du, b->out, err);
+    default: return spec_execute(p, b->in, b->out, err);
+    }
+}
+
+/* Layout of one side of desc in reals: per element (1 or 2), elements per
+ * transform, and the distances between elements and transforms. */
+typedef struct {
+    size_t width, count, stride, dist;
+} side_layout;
+
+static side_layout layout_of(const spec_desc *d, int output)
+{
+    const int cpx = output ? is_complex_out(d->kind) : is_complex_in(d->kind);
+    side_layout l;
+    l.width = cpx ? 2 : 1;
+    l.count = (output ? spec_out_reals(d) : spec_in_reals(d)) / l.width;
+    /* the convolution, the tridiagonal solver and 2D plans are packed */
+    const int strided = d->kind != SPEC_CONV2D && d->kind != SPEC_TRIDIAG && d->kind != SPEC_FFT2;
+    l.stride = strided && d->stride > 0 ? (size_t)d->stride : 1;
+    const ptrdiff_t dist = strided ? (output ? d->out_dist : d->in_dist) : 0;
+    l.dist = dist > 0 ? (size_t)dist : l.count * l.stride;
+    return l;
+}
+
+int spec_is_packed(const spec_desc *d)
+{
+    const side_layout i = layout_of(d, 0), o = layout_of(d, 1);
+    return i.stride == 1 && o.stride == 1 && i.dist == i.count && o.dist == o.count;
+}
+
+static void copy_layout(const spec_desc *d, int output, const void *from, void *to, int pack)
+{
+    const side_layout l = layout_of(d, output);
+    const size_t es = d->precision == SPEC_F32 ? sizeof(float) : sizeof(double);
+    const size_t item = l.width * es;
+    const char *src = from;
+    char *dst = to;
+    for (int t = 0; t < d->batch; t++)
+        for (size_t i = 0; i < l.count; i++) {
+            const size_t packed = ((size_t)t * l.count + i) * item;
+            const size_t laid = ((size_t)t * l.dist + i * l.stride) * item;
+            memcpy(dst + (pack ? packed : laid), src + (pack ? laid : packed), item);
+        }
+}
+
+void spec_pack_input(const spec_desc *d, const void *in, void *packed)
+{
+    copy_layout(d, 0, in, packed, 1);
+}
+
+void spec_unpack_output(const spec_desc *d, const void *packed, void *out)
+{
+    copy_layout(d, 1, packed, out, 0);
+}

@@ -67,6 +67,25 @@ size_t spec_out_reals(const spec_desc *d);
 /* Runs the plan on a batch. For C2C, R2C, C2R, DCT2/3, DHT and FFT2. */
 orr_status spec_execute(const spec_plan *plan, const void *in, void *out, orr_error *err);
 
+/* The host buffers one run of a plan reads and writes. */
+typedef struct {
+    const void *in;            /* C2C ... FFT2: the input; CONV2D: the slices */
+    void *out;                 /* the output; TRIDIAG: the right-hand sides, replaced by x */
+    const void *shapes;        /* CONV2D: n_shapes mfft x mfft real arrays */
+    int n_shapes;              /* CONV2D: 1, or a divisor of batch */
+    const void *dl, *d, *du;   /* TRIDIAG: the three diagonals */
+} spec_buffers;
+
+/* Runs the plan on b: spec_execute, spec_conv2d or spec_tridiag by kind. */
+orr_status spec_run(const spec_plan *plan, const spec_buffers *b, orr_error *err);
+
+/* For device kernels that take packed batches (transform t at t times the
+ * transform's size, elements contiguous): whether desc is laid out so
+ * already, and the copies between desc's layout and the packed one. */
+int spec_is_packed(const spec_desc *d);
+void spec_pack_input(const spec_desc *d, const void *in, void *packed);
+void spec_unpack_output(const spec_desc *d, const void *packed, void *out);
+
 /* EDM convolution (spec section 1): for each of batch slices X (M x M
  * complex, row-major; the Fourier modes -(M-1)/2..(M-1)/2 in y, then x),
  * Y = Crop_M(IFFT2(S .* FFT2(Pad_mfft(X)))) / mfft^2, where S is an
@@ -91,12 +110,13 @@ double *spec_root_table(long count, long den, int sign);
 
 /* ---- the apps' subcommands (tool.c) ---- */
 
-/* `spectral --op OP [--inverse] FILES...`: .npy in, .npy out. */
-orr_status spec_command(int argc, char **argv, orr_error *err);
+struct orr_backend;
+/* `spectral --op OP [--inverse] FILES...`: .npy in, .npy out, on be's
+ * device kernels where it has them (be->spec_run), else on the CPU. */
+orr_status spec_command(int argc, char **argv, struct orr_backend *be, orr_error *err);
 /* Every kernel on fresh random inputs against the reference; one line per
  * kernel and precision on report; with a backend that has device kernels
- * (be->spec_c2c), those too. Returns the number of failures. */
-struct orr_backend;
+ * (be->spec_run), those too. Returns the number of failures. */
 int spec_selftest(FILE *report, struct orr_backend *be, orr_error *err);
 
 /* ---- the FP64 reference (direct sums in long double), for tests and the

@@ -414,6 +414,50 @@ static void test_tridiag(void)
         }
 }
 
+/* The layout helpers device backends use: a strided batch packed, run
+ * packed and unpacked gives the strided plan's output to the bit, and
+ * elements outside the layout are left alone. */
+static void test_pack_layouts(void)
+{
+    static const spec_kind kinds[] = {SPEC_C2C, SPEC_R2C, SPEC_C2R, SPEC_DCT2, SPEC_DHT};
+    for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
+        const int n = 64, batch = 5, stride = 3;
+        spec_desc strided = {kinds[k], SPEC_F64, n, 0, batch, 0, stride, 0, 0};
+        strided.in_dist = (ptrdiff_t)stride * n + 7;
+        strided.out_dist = (ptrdiff_t)stride * n + 11;
+        spec_desc packed = strided;
+        packed.stride = 1;
+        packed.in_dist = packed.out_dist = 0;
+        CU_ASSERT(!spec_is_packed(&strided));
+        CU_ASSERT(spec_is_packed(&packed));
+        const size_t in_total = 2 * (size_t)strided.in_dist * batch, out_total = 2 * (size_t)strided.out_dist * batch;
+        double *in = malloc(in_total * sizeof *in), *want = malloc(out_total * sizeof *want),
+               *got = malloc(out_total * sizeof *got),
+               *pin = malloc(spec_in_reals(&packed) * batch * sizeof *pin),
+               *pout = malloc(spec_out_reals(&packed) * batch * sizeof *pout);
+        for (size_t i = 0; i < in_total; i++)
+            in[i] = uniform();
+        for (size_t i = 0; i < out_total; i++)
+            want[i] = got[i] = 12345.0;
+        spec_plan *ps = NULL, *pp = NULL;
+        orr_error err;
+        CU_ASSERT_FATAL(spec_plan_create(&strided, &ps, &err) == ORR_OK);
+        CU_ASSERT_FATAL(spec_plan_create(&packed, &pp, &err) == ORR_OK);
+        CU_ASSERT(spec_execute(ps, in, want, &err) == ORR_OK);
+        spec_pack_input(&strided, in, pin);
+        CU_ASSERT(spec_execute(pp, pin, pout, &err) == ORR_OK);
+        spec_unpack_output(&strided, pout, got);
+        CU_ASSERT(memcmp(got, want, out_total * sizeof *got) == 0);
+        spec_plan_destroy(ps);
+        spec_plan_destroy(pp);
+        free(in);
+        free(want);
+        free(got);
+        free(pin);
+        free(pout);
+    }
+}
+
 static void test_bad_plans(void)
 {
     orr_error err;
@@ -457,7 +501,7 @@ static void test_npy_command(void)
     CU_ASSERT(strncmp(head + 10, "{'descr': '<c16', 'fortran_order': False, 'shape': (3, 64), }", 61) == 0);
     CU_ASSERT(head[127] == '\n');
     char *argv[] = {"--op", "c2c", in, out};
-    CU_ASSERT(spec_command(4, argv, &err) == ORR_OK);
+    CU_ASSERT(spec_command(4, argv, NULL, &err) == ORR_OK);
     orr_npy y;
     CU_ASSERT_FATAL(orr_npy_read(out, &y, &err) == ORR_OK);
     CU_ASSERT(y.dtype == ORR_NPY_C16 && y.ndim == 2 && y.shape[0] == batch && y.shape[1] == n);
@@ -472,17 +516,17 @@ static void test_npy_command(void)
         xf[i] = (float)uniform();
     CU_ASSERT_FATAL(orr_npy_write(in, ORR_NPY_F4, 2, shape, xf, &err) == ORR_OK);
     char *argv2[] = {"--op", "r2c", in, out};
-    CU_ASSERT(spec_command(4, argv2, &err) == ORR_OK);
+    CU_ASSERT(spec_command(4, argv2, NULL, &err) == ORR_OK);
     CU_ASSERT_FATAL(orr_npy_read(out, &y, &err) == ORR_OK);
     CU_ASSERT(y.dtype == ORR_NPY_C8 && y.shape[1] == n / 2 + 1);
     orr_npy_free(&y);
     /* wrong dtype, wrong size, broken file: clear errors naming the file */
     char *argv3[] = {"--op", "c2c", in, out};   /* in is real now */
-    CU_ASSERT(spec_command(4, argv3, &err) == ORR_ERR_INPUT);
+    CU_ASSERT(spec_command(4, argv3, NULL, &err) == ORR_ERR_INPUT);
     CU_ASSERT(strstr(err.message, "in.npy") && strstr(err.message, "float32"));
     long odd[2] = {2, 12};
     CU_ASSERT_FATAL(orr_npy_write(in, ORR_NPY_C16, 2, odd, x, &err) == ORR_OK);
-    CU_ASSERT(spec_command(4, argv, &err) == ORR_ERR_UNSUPPORTED);
+    CU_ASSERT(spec_command(4, argv, NULL, &err) == ORR_ERR_UNSUPPORTED);
     CU_ASSERT(strstr(err.message, "power of two") != NULL);
     static const char big_endian[] =
         "\x93NUMPY\x01\x00\x36\x00{'descr': '>f8', 'fortran_order': False, 'shape': (4,), }";
@@ -492,7 +536,7 @@ static void test_npy_command(void)
     CU_ASSERT(orr_npy_read(bad, &y, &err) == ORR_ERR_INPUT);
     CU_ASSERT(strstr(err.message, "'descr'") != NULL);
     char *argv4[] = {"--op", "fft3", in, out};
-    CU_ASSERT(spec_command(4, argv4, &err) == ORR_ERR_USAGE);
+    CU_ASSERT(spec_command(4, argv4, NULL, &err) == ORR_ERR_USAGE);
     remove(in);
     remove(out);
     remove(bad);
@@ -554,6 +598,7 @@ int main(void)
     CU_add_test(s, "2D FFT", test_fft2);
     CU_add_test(s, "EDM convolution against the block-Toeplitz sum", test_conv2d);
     CU_add_test(s, "tridiagonal against Thomas, residuals", test_tridiag);
+    CU_add_test(s, "strided batches packed for devices", test_pack_layouts);
     CU_add_test(s, "unsupported and invalid plans", test_bad_plans);
     CU_add_test(s, "spectral subcommand: .npy in and out, errors", test_npy_command);
 #if HAVE_FFTW3
