@@ -1,0 +1,79 @@
+#!/bin/bash
+# One call on a lent GPU machine (no libtool, CUnit or BOINC there): build a
+# `make dist` tarball standalone for the machine's GPU and run the chosen
+# GPU checks and benchmarks, logs to $OUT. Made so that one device call
+# does all of a session's GPU work and leaves the logs behind.
+#
+# Usage (on the GPU machine): tools/gpu-session.sh TARBALL STEP...
+# Steps: test-cuda (tests/gpu/run-cuda.sh), test-opencl (run-opencl.sh on
+# the NVIDIA platform), selftest (both apps' spectral self-tests), bench-fft
+# (bench/cuda_fft_bench), bench-2d (bench/cuda_spectral2d_bench),
+# bench-opencl (bench/opencl_spectral_bench), bench-cpu (bench/spectral_bench
+# on the host CPU), bench-sep (bench/gpu_bench.sh, the separation cases).
+# Environment: SM (default 90), VKFFT_INCLUDE (a folder holding vkFFT.h for
+# the OpenCL bench), BUILD (default /tmp/orrery-build).
+set -u
+tarball=$(readlink -f "${1:?usage: $0 TARBALL STEP...}")
+shift
+out=${OUT:-/tmp/orrery-out}
+build=${BUILD:-/tmp/orrery-build}
+mkdir -p "$out"
+rm -rf "$build" && mkdir -p "$build" && tar xzf "$tarball" -C "$build" --strip-components=1
+cd "$build" || exit 1
+extra_cppflags=
+[ -n "${VKFFT_INCLUDE:-}" ] && extra_cppflags="-I$(readlink -f "$VKFFT_INCLUDE")"
+if ! ./configure --without-boinc --enable-cuda --enable-opencl CPPFLAGS="$extra_cppflags" \
+    NVCC_ARCH_FLAGS="-gencode arch=compute_${SM:-90},code=sm_${SM:-90}" >"$out/configure.log" 2>&1; then
+    tail -20 "$out/configure.log"
+    exit 1
+fi
+if ! make -j"$(nproc)" >"$out/make.log" 2>&1; then
+    grep -E "error|Error" "$out/make.log" | head -30
+    exit 1
+fi
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null | tee "$out/device.txt"
+
+# The NVIDIA OpenCL platform's index, so the OpenCL steps skip PoCL.
+nvidia_platform() {
+    app_opencl/orrery_opencl --help >/dev/null 2>&1
+    clinfo -l 2>/dev/null | awk '/^Platform #/ { p = $2; sub(":", "", p) } /NVIDIA/ && /Platform/ { print p; exit }'
+}
+
+status=0
+step() { # name, command...
+    local name=$1
+    shift
+    echo "== $name"
+    if "$@" >"$out/$name.log" 2>&1; then
+        tail -4 "$out/$name.log"
+    else
+        status=1
+        echo "   FAILED (exit $?):"
+        grep -v "^PASS" "$out/$name.log" | tail -25
+    fi
+}
+
+for s in "$@"; do
+    case $s in
+    test-cuda) step test-cuda tests/gpu/run-cuda.sh app_cuda/orrery_cuda ;;
+    test-opencl)
+        p=$(nvidia_platform)
+        ORR_APP_ARGS="${p:+--platform $p}" step test-opencl tests/gpu/run-opencl.sh app_opencl/orrery_opencl ;;
+    selftest)
+        step selftest-cuda app_cuda/orrery_cuda selftest
+        p=$(nvidia_platform)
+        step selftest-opencl app_opencl/orrery_opencl selftest ${p:+--platform $p} ;;
+    bench-fft) make bench/cuda_fft_bench >>"$out/make.log" 2>&1 && step bench-fft bench/cuda_fft_bench ;;
+    bench-2d) make bench/cuda_spectral2d_bench >>"$out/make.log" 2>&1 && step bench-2d bench/cuda_spectral2d_bench ;;
+    bench-opencl)
+        p=$(nvidia_platform)
+        make bench/opencl_spectral_bench >>"$out/make.log" 2>&1 &&
+            step bench-opencl bench/opencl_spectral_bench ${p:+--platform $p} ;;
+    bench-cpu) make bench/spectral_bench >>"$out/make.log" 2>&1 && step bench-cpu bench/spectral_bench ;;
+    bench-sep)
+        make bench/cuda_peak >>"$out/make.log" 2>&1 &&
+            step bench-sep env ORR_GPU_PEAK=bench/cuda_peak bench/gpu_bench.sh app_cuda/orrery_cuda ;;
+    *) echo "unknown step $s" ; status=1 ;;
+    esac
+done
+exit $status
