@@ -10,7 +10,7 @@
 # (bench/cuda_fft_bench), bench-2d (bench/cuda_spectral2d_bench),
 # bench-opencl (bench/opencl_spectral_bench), bench-cpu (bench/spectral_bench
 # on the host CPU), bench-sep (bench/gpu_bench.sh, the separation cases).
-# Environment: SM (default 90), VKFFT_INCLUDE (a folder holding vkFFT.h for
+# Environment: STEP_TIMEOUT (seconds a step may take, default 300), SM (default 90), VKFFT_INCLUDE (a folder holding vkFFT.h for
 # the OpenCL bench), BUILD (default /tmp/orrery-build).
 set -u
 tarball=$(readlink -f "${1:?usage: $0 TARBALL STEP...}")
@@ -44,7 +44,7 @@ step() { # name, command...
     local name=$1
     shift
     echo "== $name"
-    if "$@" >"$out/$name.log" 2>&1; then
+    if timeout "${STEP_TIMEOUT:-300}" "$@" >"$out/$name.log" 2>&1; then
         tail -4 "$out/$name.log"
     else
         status=1

@@ -391,6 +391,7 @@ static int selftest_cases(FILE *report, const selftest_case *cases, size_t count
                 fprintf(report, "%s %-6s%-8s n=%-7s %s  error %6.2f eps log2 N\n",
                         ok ? "PASS" : "FAIL", name, c->inverse ? " inv" : "", size,
                         p ? "f32" : "f64", e);
+            fflush(report);   /* a line per case as it ends, also into a file */
         }
     return failures;
 }
