@@ -171,6 +171,24 @@ template <typename C, typename T> __device__ __forceinline__ void dft16(C *x, in
         }
 }
 
+/* 8 = 2 x 4 in place, natural order in and out (sign -1 forward). */
+template <typename C, typename T> __device__ __forceinline__ void dft8_natural(C *x, int sign)
+{
+    const T h = (T)0.70710678118654752440;
+    dft4<C, T>(x[0], x[2], x[4], x[6], sign);
+    dft4<C, T>(x[1], x[3], x[5], x[7], sign);
+    x[3] = cmul<C, T>(x[3], h, sign * h);
+    x[5] = cmul<C, T>(x[5], (T)0, (T)sign);
+    x[7] = cmul<C, T>(x[7], -h, sign * h);
+    dft2<C, T>(x[0], x[1]);
+    dft2<C, T>(x[2], x[3]);
+    dft2<C, T>(x[4], x[5]);
+    dft2<C, T>(x[6], x[7]);
+    /* x[2 k1 + k2] = X[k1 + 4 k2] -> natural order */
+    const C y0 = x[0], y1 = x[1], y2 = x[2], y3 = x[3], y4 = x[4], y5 = x[5], y6 = x[6], y7 = x[7];
+    x[0] = y0; x[4] = y1; x[1] = y2; x[5] = y3; x[2] = y4; x[6] = y5; x[3] = y6; x[7] = y7;
+}
+
 #ifndef FFT_MIN_BLOCKS
 #define FFT_MIN_BLOCKS 2   /* H200, f64: 1 -> 0.58-0.74x cuFFT, 2 -> 0.63-0.80x, 3 -> 0.48-0.60x */
 #endif
