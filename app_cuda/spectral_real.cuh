@@ -241,8 +241,9 @@ __global__ void fft_real_shared(const T *in, T *out, int n, int batch, const dou
 /* ---- the register path (h >= 32): radix-16 passes as fft_c2c_r16 ---- */
 
 /* h / 16 threads a transform; shared: blockDim.y * h complex. tw, qt for N
- * points in the kernel's precision (W = C). */
-template <typename T, int KIND, int LAST_R>
+ * points in the kernel's precision (W = C). TW, WARP: the variants of
+ * fft_c2c_r16 (twiddle16, pass_barrier; WARP only for h <= 512). */
+template <typename T, int KIND, int LAST_R, int TW = 0, bool WARP = false>
 __global__ void __launch_bounds__(256, FFT_MIN_BLOCKS)
 fft_real_r16(const T *in, T *out, int n, int batch, const typename cpx_of<T>::type *tw,
              const typename cpx_of<T>::type *qt)
@@ -276,17 +277,13 @@ fft_real_r16(const T *in, T *out, int n, int batch, const typename cpx_of<T>::ty
             }
         }
         dft16<C, T>(v, sign);
-#pragma unroll
-        for (int r = 1; r < 16; r++) {
-            const C w = tw[p * r * tstep];
-            v[r] = cmul<C, T>(v[r], w.x, sign < 0 ? w.y : -w.y);
-        }
+        twiddle16<C, T, TW>(v, tw, p * tstep, sign);
         if (!first)
-            __syncthreads();
+            pass_barrier<WARP>();
 #pragma unroll
         for (int r = 0; r < 16; r++)
             sh[q + s * (16 * p + r)] = v[r];
-        __syncthreads();
+        pass_barrier<WARP>();
         len = m;
         s *= 16;
     }
@@ -313,7 +310,7 @@ fft_real_r16(const T *in, T *out, int n, int batch, const typename cpx_of<T>::ty
             for (int g = 0; g < 2; g++)
                 dft8_natural<C, T>(v + 8 * g, sign);
         }
-        __syncthreads();
+        pass_barrier<WARP>();
 #pragma unroll
         for (int g = 0; g < 16 / LAST_R; g++) {
             const int q = g * threads + tid;
@@ -321,19 +318,22 @@ fft_real_r16(const T *in, T *out, int n, int batch, const typename cpx_of<T>::ty
             for (int r = 0; r < LAST_R; r++)
                 sh[q + s * r] = v[g * LAST_R + r];
         }
-        __syncthreads();
+        pass_barrier<WARP>();
     }
     if (live)
         real_store<KIND, T, C, C>(sh, dst, h, tw, qt, tid, threads);
 }
 
 /* Launch one real kind: the shared path for h < 32, else the register
- * path. tw_d, qt_d: the N-point tables as double2; tw_t, qt_t: the same in
- * T's precision (qt may be NULL for the kinds without it). */
+ * path of the variant (0: the baseline passes, 1: two twiddle loads and
+ * warp barriers as fft_c2c_launch's variant 3). tw_d, qt_d: the N-point
+ * tables as double2; tw_t, qt_t: the same in T's precision (qt may be NULL
+ * for the kinds without it). */
+#define FFT_REAL_VARIANTS 2
 template <typename T, int KIND>
 static cudaError_t fft_real_launch_kind(const T *in, T *out, int n, int batch, const double2 *tw_d,
                                         const double2 *qt_d, const void *tw_t, const void *qt_t,
-                                        cudaStream_t stream)
+                                        cudaStream_t stream, int variant)
 {
     typedef typename cpx_of<T>::type C;
     const int h = n / 2;
@@ -354,37 +354,61 @@ static cudaError_t fft_real_launch_kind(const T *in, T *out, int n, int batch, c
     dim3 block(per, ty), grid((batch + ty - 1) / ty);
     const C *tw = (const C *)tw_t, *qt = (const C *)qt_t;
     cudaError_t e = cudaSuccess;
-#define ORR_REAL_R16(L)                                                                           \
+#define ORR_REAL_R16(L, TW, WARP)                                                                 \
     do {                                                                                          \
         if (smem > 48 * 1024)                                                                     \
-            e = cudaFuncSetAttribute(fft_real_r16<T, KIND, L>,                                    \
+            e = cudaFuncSetAttribute(fft_real_r16<T, KIND, L, TW, WARP>,                          \
                                      cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);     \
         if (e == cudaSuccess)                                                                     \
-            fft_real_r16<T, KIND, L><<<grid, block, smem, stream>>>(in, out, n, batch, tw, qt);   \
+            fft_real_r16<T, KIND, L, TW, WARP><<<grid, block, smem, stream>>>(in, out, n, batch,  \
+                                                                             tw, qt);             \
     } while (0)
-    switch (last) {
-    case 1: ORR_REAL_R16(1); break;
-    case 2: ORR_REAL_R16(2); break;
-    case 4: ORR_REAL_R16(4); break;
-    default: ORR_REAL_R16(8); break;
+#ifdef FFT_ALL_VARIANTS   /* see FFT_C2C_VARIANTS */
+    const bool warp = per <= 32;   /* a transform's threads in one warp */
+    if (variant == 1 && warp) {
+        switch (last) {
+        case 1: ORR_REAL_R16(1, 2, true); break;
+        case 2: ORR_REAL_R16(2, 2, true); break;
+        case 4: ORR_REAL_R16(4, 2, true); break;
+        default: ORR_REAL_R16(8, 2, true); break;
+        }
+    } else if (variant == 1) {
+        switch (last) {
+        case 1: ORR_REAL_R16(1, 2, false); break;
+        case 2: ORR_REAL_R16(2, 2, false); break;
+        case 4: ORR_REAL_R16(4, 2, false); break;
+        default: ORR_REAL_R16(8, 2, false); break;
+        }
+    } else
+#else
+    (void)variant;
+#endif
+    {
+        switch (last) {
+        case 1: ORR_REAL_R16(1, 0, false); break;
+        case 2: ORR_REAL_R16(2, 0, false); break;
+        case 4: ORR_REAL_R16(4, 0, false); break;
+        default: ORR_REAL_R16(8, 0, false); break;
+        }
     }
 #undef ORR_REAL_R16
     return e != cudaSuccess ? e : cudaGetLastError();
 }
 
+/* Any real kind (RK_*); variant 0 is the default. */
 template <typename T>
 static cudaError_t fft_real_launch(int kind, const void *in, void *out, int n, int batch,
                                    const double2 *tw_d, const double2 *qt_d, const void *tw_t,
-                                   const void *qt_t, cudaStream_t stream)
+                                   const void *qt_t, cudaStream_t stream, int variant = 0)
 {
     const T *i = (const T *)in;
     T *o = (T *)out;
     switch (kind) {
-    case RK_R2C: return fft_real_launch_kind<T, RK_R2C>(i, o, n, batch, tw_d, qt_d, tw_t, qt_t, stream);
-    case RK_C2R: return fft_real_launch_kind<T, RK_C2R>(i, o, n, batch, tw_d, qt_d, tw_t, qt_t, stream);
-    case RK_DCT2: return fft_real_launch_kind<T, RK_DCT2>(i, o, n, batch, tw_d, qt_d, tw_t, qt_t, stream);
-    case RK_DCT3: return fft_real_launch_kind<T, RK_DCT3>(i, o, n, batch, tw_d, qt_d, tw_t, qt_t, stream);
-    case RK_DHT: return fft_real_launch_kind<T, RK_DHT>(i, o, n, batch, tw_d, qt_d, tw_t, qt_t, stream);
+    case RK_R2C: return fft_real_launch_kind<T, RK_R2C>(i, o, n, batch, tw_d, qt_d, tw_t, qt_t, stream, variant);
+    case RK_C2R: return fft_real_launch_kind<T, RK_C2R>(i, o, n, batch, tw_d, qt_d, tw_t, qt_t, stream, variant);
+    case RK_DCT2: return fft_real_launch_kind<T, RK_DCT2>(i, o, n, batch, tw_d, qt_d, tw_t, qt_t, stream, variant);
+    case RK_DCT3: return fft_real_launch_kind<T, RK_DCT3>(i, o, n, batch, tw_d, qt_d, tw_t, qt_t, stream, variant);
+    case RK_DHT: return fft_real_launch_kind<T, RK_DHT>(i, o, n, batch, tw_d, qt_d, tw_t, qt_t, stream, variant);
     default: return cudaErrorInvalidValue;
     }
 }
