@@ -21,6 +21,14 @@
 
 #define STAR_CAPACITY 4096            /* the kind sends stars in chunks of 4096 */
 #define MAX_LAUNCH_CHUNKS 65535
+#define SPEC_MAX_LOG2N 12             /* the device's 1D spectral kernels: N <= 4096 */
+
+/* The twiddle tables of one 1D size N on the device, each as double2 and
+ * float2 (from the core's long-double table, rounded once): tw holds
+ * e^{-2 pi j k / N}, qt e^{-j pi k / (2N)} (the DCTs'), k < N. */
+typedef struct {
+    void *tw_double, *tw_single, *qt_double, *qt_single;
+} cuda_spec_tables;
 
 typedef struct {
     int device;
@@ -40,9 +48,8 @@ typedef struct {
     int sms;
     int paced_streams;                /* stream count the pacer was set up for */
     orr_gpu_pacer pacer;
-    /* spectral: the FFT twiddle tables of the last size used */
-    int fft_n;
-    void *d_tw_double, *d_tw_single;
+    /* spectral: device tables per 1D size (index log2 N), made on first use */
+    cuda_spec_tables spec_tables[SPEC_MAX_LOG2N + 1];
 } cuda_ctx;
 
 static orr_status cuda_fail(orr_error *err, cudaError_t e, const char *what)
@@ -229,56 +236,107 @@ static orr_status cuda_star_probs(orr_backend *be, const sep_model_consts *mc, c
     return ORR_OK;
 }
 
-/* Batched complex FFT on the device (spectral_fft.cuh), packed host
- * buffers in and out. */
-static orr_status cuda_fft_c2c(orr_backend *be, int single, int n, int batch, int inverse,
-                               const void *in, void *out, orr_error *err)
+/* Uploads count (cos, sin) pairs of table as double2 to *dbl and float2 to
+ * *sgl; frees table. */
+static orr_status upload_root_table(double *table, int count, void **dbl, void **sgl,
+                                    orr_error *err)
 {
-    cuda_ctx *c = be->ctx;
-    if (c->fft_n != n) {
-        cudaFree(c->d_tw_double);
-        cudaFree(c->d_tw_single);
-        c->d_tw_double = c->d_tw_single = NULL;
-        c->fft_n = 0;
-        /* the core's table (long double, rounded once); float from it */
-        double *td = spec_root_table(n, n, -1);
-        float *ts = malloc(2 * (size_t)n * sizeof *ts);
-        if (!td || !ts) {
-            free(td);
-            free(ts);
-            return orr_fail(err, ORR_ERR_NOMEM, "out of memory");
-        }
-        for (int k = 0; k < 2 * n; k++)
-            ts[k] = (float)td[k];
-        cudaError_t e = cudaMalloc(&c->d_tw_double, 2 * (size_t)n * sizeof *td);
-        if (e == cudaSuccess)
-            e = cudaMalloc(&c->d_tw_single, 2 * (size_t)n * sizeof *ts);
-        if (e == cudaSuccess)
-            e = cudaMemcpy(c->d_tw_double, td, 2 * (size_t)n * sizeof *td, cudaMemcpyHostToDevice);
-        if (e == cudaSuccess)
-            e = cudaMemcpy(c->d_tw_single, ts, 2 * (size_t)n * sizeof *ts, cudaMemcpyHostToDevice);
-        free(td);
-        free(ts);
-        if (e != cudaSuccess)
-            return cuda_fail(err, e, "uploading the FFT twiddles");
-        c->fft_n = n;
+    float *ts = table ? malloc(2 * (size_t)count * sizeof *ts) : NULL;
+    if (!ts) {
+        free(table);
+        return orr_fail(err, ORR_ERR_NOMEM, "out of memory");
     }
-    const size_t bytes = 2 * (size_t)n * batch * (single ? sizeof(float) : sizeof(double));
+    for (int k = 0; k < 2 * count; k++)
+        ts[k] = (float)table[k];
+    cudaError_t e = cudaMalloc(dbl, 2 * (size_t)count * sizeof *table);
+    if (e == cudaSuccess)
+        e = cudaMalloc(sgl, 2 * (size_t)count * sizeof *ts);
+    if (e == cudaSuccess)
+        e = cudaMemcpy(*dbl, table, 2 * (size_t)count * sizeof *table, cudaMemcpyHostToDevice);
+    if (e == cudaSuccess)
+        e = cudaMemcpy(*sgl, ts, 2 * (size_t)count * sizeof *ts, cudaMemcpyHostToDevice);
+    free(table);
+    free(ts);
+    if (e != cudaSuccess)
+        return cuda_fail(err, e, "uploading the FFT twiddles");
+    return ORR_OK;
+}
+
+static void free_spec_tables(cuda_spec_tables *t)
+{
+    cudaFree(t->tw_double);
+    cudaFree(t->tw_single);
+    cudaFree(t->qt_double);
+    cudaFree(t->qt_single);
+    memset(t, 0, sizeof *t);
+}
+
+/* The tables of size n (a power of two <= 2^SPEC_MAX_LOG2N), the DCT's
+ * quarter-wave table too when with_qt; kept for the next call. */
+static orr_status spec_tables_for(cuda_ctx *c, int n, int with_qt, const cuda_spec_tables **out,
+                                  orr_error *err)
+{
+    int log2n = 0;
+    while ((1 << log2n) < n)
+        log2n++;
+    cuda_spec_tables *t = &c->spec_tables[log2n];
+    orr_status st = ORR_OK;
+    if (!t->tw_double)
+        st = upload_root_table(spec_root_table(n, n, -1), n, &t->tw_double, &t->tw_single, err);
+    if (st == ORR_OK && with_qt && !t->qt_double)
+        st = upload_root_table(spec_root_table(n, 4 * (long)n, -1), n, &t->qt_double,
+                               &t->qt_single, err);
+    if (st != ORR_OK) {
+        free_spec_tables(t);
+        return st;
+    }
+    *out = t;
+    return ORR_OK;
+}
+
+/* One 1D kind on packed host buffers: upload, poisoned output, one kernel,
+ * download. */
+static orr_status cuda_spec_1d(cuda_ctx *c, const spec_desc *d, const void *in, void *out,
+                               orr_error *err)
+{
+    const int single = d->precision == SPEC_F32;
+    const size_t es = single ? sizeof(float) : sizeof(double);
+    const size_t in_bytes = spec_in_reals(d) * d->batch * es,
+                 out_bytes = spec_out_reals(d) * d->batch * es;
+    const int with_qt = d->kind == SPEC_DCT2 || d->kind == SPEC_DCT3;
+    const cuda_spec_tables *t = NULL;
+    orr_status st = spec_tables_for(c, d->n, with_qt, &t, err);
+    if (st != ORR_OK)
+        return st;
+    int real_kind = 0;
+    switch (d->kind) {
+    case SPEC_C2C: break;
+    case SPEC_R2C: real_kind = ORR_CUDA_R2C; break;
+    case SPEC_C2R: real_kind = ORR_CUDA_C2R; break;
+    case SPEC_DCT2: real_kind = ORR_CUDA_DCT2; break;
+    case SPEC_DCT3: real_kind = ORR_CUDA_DCT3; break;
+    case SPEC_DHT: real_kind = ORR_CUDA_DHT; break;
+    default: return orr_fail(err, ORR_ERR_INTERNAL, "CUDA: %s is not a 1D kind", spec_kind_name(d->kind));
+    }
     void *d_in = NULL, *d_out = NULL;
-    cudaError_t e = cudaMalloc(&d_in, bytes);
+    cudaError_t e = cudaMalloc(&d_in, in_bytes);
     if (e == cudaSuccess)
-        e = cudaMalloc(&d_out, bytes);
+        e = cudaMalloc(&d_out, out_bytes);
     if (e == cudaSuccess)
-        e = cudaMemcpy(d_in, in, bytes, cudaMemcpyHostToDevice);
+        e = cudaMemcpy(d_in, in, in_bytes, cudaMemcpyHostToDevice);
     if (e == cudaSuccess)
-        e = cudaMemset(d_out, 0xff, bytes);   /* poison: every output must be written */
+        e = cudaMemset(d_out, 0xff, out_bytes);   /* poison: every output must be written */
     if (e == cudaSuccess)
-        e = (cudaError_t)orr_cuda_fft_c2c(single, n, batch, inverse, d_in, d_out, c->d_tw_double,
-                                          c->d_tw_single);
+        e = (cudaError_t)(real_kind
+                              ? orr_cuda_fft_real(real_kind, single, d->n, d->batch, d_in, d_out,
+                                                  t->tw_double, t->tw_single, t->qt_double,
+                                                  t->qt_single)
+                              : orr_cuda_fft_c2c(single, d->n, d->batch, d->inverse, d_in, d_out,
+                                                 t->tw_double, t->tw_single));
     if (e == cudaSuccess)
         e = cudaDeviceSynchronize();
     if (e == cudaSuccess)
-        e = cudaMemcpy(out, d_out, bytes, cudaMemcpyDeviceToHost);
+        e = cudaMemcpy(out, d_out, out_bytes, cudaMemcpyDeviceToHost);
     cudaFree(d_in);
     cudaFree(d_out);
     if (e != cudaSuccess)
@@ -286,28 +344,49 @@ static orr_status cuda_fft_c2c(orr_backend *be, int single, int n, int batch, in
     return ORR_OK;
 }
 
+/* The 1D kinds on host buffers in desc's layout: packed copies where it
+ * is strided. */
+static orr_status cuda_spec_run_1d(orr_backend *be, const spec_desc *d, const spec_buffers *b,
+                                   orr_error *err)
+{
+    if (d->n < 4 || d->n > (1 << SPEC_MAX_LOG2N) || (d->n & (d->n - 1)) != 0)
+        return orr_fail(err, ORR_ERR_UNSUPPORTED,
+                        "CUDA %s: N = %d: a power of two from 4 to %d", spec_kind_name(d->kind), d->n,
+                        1 << SPEC_MAX_LOG2N);
+    if (spec_is_packed(d))
+        return cuda_spec_1d(be->ctx, d, b->in, b->out, err);
+    const size_t es = d->precision == SPEC_F32 ? sizeof(float) : sizeof(double);
+    void *packed_in = malloc(spec_in_reals(d) * d->batch * es);
+    void *packed_out = malloc(spec_out_reals(d) * d->batch * es);
+    if (!packed_in || !packed_out) {
+        free(packed_in);
+        free(packed_out);
+        return orr_fail(err, ORR_ERR_NOMEM, "out of memory");
+    }
+    spec_pack_input(d, b->in, packed_in);
+    orr_status s = cuda_spec_1d(be->ctx, d, packed_in, packed_out, err);
+    if (s == ORR_OK)
+        spec_unpack_output(d, packed_out, b->out);
+    free(packed_in);
+    free(packed_out);
+    return s;
+}
+
 /* The spectral kernels on host buffers (spec_run of the ops table). */
 static orr_status cuda_spec_run(orr_backend *be, const spec_desc *d, const spec_buffers *b,
                                 orr_error *err)
 {
-    if (d->kind != SPEC_C2C)
+    switch (d->kind) {
+    case SPEC_C2C:
+    case SPEC_R2C:
+    case SPEC_C2R:
+    case SPEC_DCT2:
+    case SPEC_DCT3:
+    case SPEC_DHT:
+        return cuda_spec_run_1d(be, d, b, err);
+    default:
         return orr_fail(err, ORR_ERR_UNSUPPORTED, "CUDA: no %s kernel yet", spec_kind_name(d->kind));
-    if (d->n < 4 || d->n > 4096)
-        return orr_fail(err, ORR_ERR_UNSUPPORTED, "CUDA FFT: N = %d: a power of two from 4 to 4096",
-                        d->n);
-    const int single = d->precision == SPEC_F32;
-    if (spec_is_packed(d))
-        return cuda_fft_c2c(be, single, d->n, d->batch, d->inverse, b->in, b->out, err);
-    const size_t bytes = spec_in_reals(d) * d->batch * (single ? sizeof(float) : sizeof(double));
-    void *packed = malloc(bytes);
-    if (!packed)
-        return orr_fail(err, ORR_ERR_NOMEM, "out of memory");
-    spec_pack_input(d, b->in, packed);
-    orr_status s = cuda_fft_c2c(be, single, d->n, d->batch, d->inverse, packed, packed, err);
-    if (s == ORR_OK)
-        spec_unpack_output(d, packed, b->out);
-    free(packed);
-    return s;
+    }
 }
 
 static void cuda_close(orr_backend *be)
@@ -317,8 +396,8 @@ static void cuda_close(orr_backend *be)
         return;
     orr_gpu_pacer_report(&c->pacer, "CUDA");
     free_tables(c);
-    cudaFree(c->d_tw_double);
-    cudaFree(c->d_tw_single);
+    for (int i = 0; i <= SPEC_MAX_LOG2N; i++)
+        free_spec_tables(&c->spec_tables[i]);
     cudaFree(c->d_out);
     cudaFree(c->d_dirs);
     cudaFree(c->d_rp);

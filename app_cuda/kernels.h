@@ -45,6 +45,22 @@ int orr_cuda_star_sums(int n, int convolve, int n_streams, const sep_direction *
 int orr_cuda_fft_c2c(int single, int n, int batch, int inverse, const void *in, void *out,
                      const void *tw_double, const void *tw_single);
 
+/* The real kinds (spectral_real.cuh), each one fused kernel. */
+#define ORR_CUDA_R2C 1
+#define ORR_CUDA_C2R 2
+#define ORR_CUDA_DCT2 3
+#define ORR_CUDA_DCT3 4
+#define ORR_CUDA_DHT 5
+
+/* Batched real transform of kind (ORR_CUDA_*) of n reals (power of two,
+ * 4..4096), packed device buffers in != out: R2C reads n reals and writes
+ * n/2 + 1 complex a transform, C2R the reverse, the others n reals each.
+ * tw_*: e^{-2 pi j k / n}, qt_*: e^{-j pi k / (2n)}, k < n, as double2 and
+ * float2 (qt only for the DCTs; NULL otherwise). */
+int orr_cuda_fft_real(int kind, int single, int n, int batch, const void *in, void *out,
+                      const void *tw_double, const void *tw_single, const void *qt_double,
+                      const void *qt_single);
+
 #ifdef __cplusplus
 }
 #endif

@@ -171,14 +171,95 @@ template <typename C, typename T> __device__ __forceinline__ void dft16(C *x, in
         }
 }
 
+/* 8 = 2 x 4 in place, natural order in and out (sign -1 forward). */
+template <typename C, typename T> __device__ __forceinline__ void dft8_natural(C *x, int sign)
+{
+    const T h = (T)0.70710678118654752440;
+    dft4<C, T>(x[0], x[2], x[4], x[6], sign);
+    dft4<C, T>(x[1], x[3], x[5], x[7], sign);
+    x[3] = cmul<C, T>(x[3], h, sign * h);
+    x[5] = cmul<C, T>(x[5], (T)0, (T)sign);
+    x[7] = cmul<C, T>(x[7], -h, sign * h);
+    dft2<C, T>(x[0], x[1]);
+    dft2<C, T>(x[2], x[3]);
+    dft2<C, T>(x[4], x[5]);
+    dft2<C, T>(x[6], x[7]);
+    /* x[2 k1 + k2] = X[k1 + 4 k2] -> natural order */
+    const C y0 = x[0], y1 = x[1], y2 = x[2], y3 = x[3], y4 = x[4], y5 = x[5], y6 = x[6], y7 = x[7];
+    x[0] = y0; x[4] = y1; x[1] = y2; x[5] = y3; x[2] = y4; x[6] = y5; x[3] = y6; x[7] = y7;
+}
+
 #ifndef FFT_MIN_BLOCKS
 #define FFT_MIN_BLOCKS 2   /* H200, f64: 1 -> 0.58-0.74x cuFFT, 2 -> 0.63-0.80x, 3 -> 0.48-0.60x */
 #endif
 
+template <typename C, typename T, int TW>
+__device__ __forceinline__ void twiddle16_products(C *v, const C *tw, int base, int sign);
+
+/* The twiddles of one radix-16 butterfly, v[r] *= w^r (r = 1..15) with
+ * w^r = tw[r * base] (conjugated for the inverse). TW selects how they are
+ * got: 0 fifteen table loads (the baseline); 1 six loads (w, w^2, w^3,
+ * w^4, w^8, w^12) and one product each for the rest; 2 two loads (w, w^4),
+ * the rest by at most three products (a few ulp more error, far fewer
+ * loads). */
+template <typename C, typename T, int TW>
+__device__ __forceinline__ void twiddle16(C *v, const C *tw, int base, int sign)
+{
+    if (TW == 0) {
+#pragma unroll
+        for (int r = 1; r < 16; r++) {
+            const C w = tw[base * r];
+            v[r] = cmul<C, T>(v[r], w.x, sign < 0 ? w.y : -w.y);
+        }
+    } else {
+        twiddle16_products<C, T, TW>(v, tw, base, sign);
+    }
+}
+
+/* twiddle16's TW = 1, 2: a few loads, the rest by products. */
+template <typename C, typename T, int TW>
+__device__ __forceinline__ void twiddle16_products(C *v, const C *tw, int base, int sign)
+{
+    C w[16];
+#pragma unroll
+    for (int r = 1; r < 16; r++)
+        if (r == 1 || r == 4 || (TW == 1 && (r == 2 || r == 3 || r == 8 || r == 12))) {
+            w[r] = tw[base * r];
+            if (sign > 0)
+                w[r].y = -w[r].y;
+        }
+    if (TW != 1) {
+        w[2] = cmul<C, T>(w[1], w[1].x, w[1].y);
+        w[3] = cmul<C, T>(w[2], w[1].x, w[1].y);
+        w[8] = cmul<C, T>(w[4], w[4].x, w[4].y);
+        w[12] = cmul<C, T>(w[8], w[4].x, w[4].y);
+    }
+#pragma unroll
+    for (int hi = 4; hi < 16; hi += 4)
+#pragma unroll
+        for (int lo = 1; lo < 4; lo++)
+            w[hi + lo] = cmul<C, T>(w[hi], w[lo].x, w[lo].y);
+#pragma unroll
+    for (int r = 1; r < 16; r++)
+        v[r] = cmul<C, T>(v[r], w[r].x, w[r].y);
+}
+
+/* The barrier between a pass's reads and writes: the block's, or only the
+ * warp's when a transform's threads lie in one warp (WARP, n <= 512). */
+template <bool WARP> __device__ __forceinline__ void pass_barrier()
+{
+    if (WARP)
+        __syncwarp();
+    else
+        __syncthreads();
+}
+
 /* tw: the twiddle table in the kernel's precision (rounded once from long
- * double): float2 for float, double2 for double. */
-template <typename T, int LAST_R>
-__global__ void __launch_bounds__(256, FFT_MIN_BLOCKS)
+ * double): float2 for float, double2 for double. TW, MINB, WARP: the
+ * variants (twiddle16, blocks an SM for __launch_bounds__, pass_barrier);
+ * the defaults are the baseline kernel. */
+template <typename T, int LAST_R, int TW = 0, int MINB = FFT_MIN_BLOCKS, bool WARP = false>
+__global__ void __launch_bounds__(256, MINB)
 fft_c2c_r16(const typename cpx_of<T>::type *in, typename cpx_of<T>::type *out, int n, int batch,
             const typename cpx_of<T>::type *tw, int sign)
 {
@@ -201,13 +282,9 @@ fft_c2c_r16(const typename cpx_of<T>::type *in, typename cpx_of<T>::type *out, i
             v[r] = first ? (live ? src[q + s * (p + r * m)] : C()) : sh[q + s * (p + r * m)];
         dft16<C, T>(v, sign);
         const bool last = len == 16;
-#pragma unroll
-        for (int r = 1; r < 16; r++) {
-            const C w = tw[p * r * tstep];
-            v[r] = cmul<C, T>(v[r], w.x, sign < 0 ? w.y : -w.y);
-        }
+        twiddle16<C, T, TW>(v, tw, p * tstep, sign);
         if (!first)
-            __syncthreads();
+            pass_barrier<WARP>();
         if (last) {
             if (live) {
                 const T scale = sign > 0 ? (T)1 / (T)n : (T)1;
@@ -224,7 +301,7 @@ fft_c2c_r16(const typename cpx_of<T>::type *in, typename cpx_of<T>::type *out, i
 #pragma unroll
         for (int r = 0; r < 16; r++)
             sh[q + s * (16 * p + r)] = v[r];
-        __syncthreads();
+        pass_barrier<WARP>();
         len = m;
         s *= 16;
     }
@@ -293,24 +370,25 @@ static cudaError_t fft_c2c_launch_r4(const void *in, void *out, int n, int batch
         per = 1024;
     int ty = 256 / per < 1 ? 1 : 256 / per;
     const size_t smem = (size_t)ty * n * sizeof(C);
-    if (smem > 48 * 1024)
-        cudaFuncSetAttribute(fft_c2c_shared<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+    if (smem > 48 * 1024) {
+        const cudaError_t e =
+            cudaFuncSetAttribute(fft_c2c_shared<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+        if (e != cudaSuccess)
+            return e;
+    }
     dim3 block(per, ty), grid((batch + ty - 1) / ty);
     fft_c2c_shared<T><<<grid, block, smem, stream>>>((const C *)in, (C *)out, n, batch, tw,
                                                      inverse ? 1 : -1);
     return cudaGetLastError();
 }
 
-/* The radix-16 kernel: n / 16 threads a transform (n >= 32), transforms
- * per block for 256 threads. tw_d: the table in double (the radix-4
- * kernel for n < 32 takes it), tw_t: the same in the kernel's precision. */
-template <typename T>
-static cudaError_t fft_c2c_launch(const void *in, void *out, int n, int batch, const double2 *tw_d,
-                                  const void *tw_t, int inverse, cudaStream_t stream)
+/* One radix-16 variant: n / 16 threads a transform (n >= 32), transforms
+ * per block for 256 threads. */
+template <typename T, int TW, int MINB, bool WARP>
+static cudaError_t fft_c2c_launch_r16(const void *in, void *out, int n, int batch, const void *tw_t,
+                                      int inverse, cudaStream_t stream)
 {
     typedef typename cpx_of<T>::type C;
-    if (n < 32)
-        return fft_c2c_launch_r4<T>(in, out, n, batch, tw_d, inverse, stream);
     const C *tw = (const C *)tw_t;
     int log2n = 0;
     while ((1 << log2n) < n)
@@ -322,29 +400,72 @@ static cudaError_t fft_c2c_launch(const void *in, void *out, int n, int batch, c
     const int sign = inverse ? 1 : -1;
     const C *i = (const C *)in;
     C *o = (C *)out;
+    cudaError_t e = cudaSuccess;
+#define ORR_C2C_R16(L)                                                                            \
+    do {                                                                                          \
+        if (smem > 48 * 1024)                                                                     \
+            e = cudaFuncSetAttribute(fft_c2c_r16<T, L, TW, MINB, WARP>,                           \
+                                     cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);     \
+        if (e == cudaSuccess)                                                                     \
+            fft_c2c_r16<T, L, TW, MINB, WARP><<<grid, block, smem, stream>>>(i, o, n, batch, tw,  \
+                                                                             sign);               \
+    } while (0)
     switch (last) {
-    case 1:
-        if (smem > 48 * 1024)
-            cudaFuncSetAttribute(fft_c2c_r16<T, 1>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
-        fft_c2c_r16<T, 1><<<grid, block, smem, stream>>>(i, o, n, batch, tw, sign);
-        break;
-    case 2:
-        if (smem > 48 * 1024)
-            cudaFuncSetAttribute(fft_c2c_r16<T, 2>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
-        fft_c2c_r16<T, 2><<<grid, block, smem, stream>>>(i, o, n, batch, tw, sign);
-        break;
-    case 4:
-        if (smem > 48 * 1024)
-            cudaFuncSetAttribute(fft_c2c_r16<T, 4>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
-        fft_c2c_r16<T, 4><<<grid, block, smem, stream>>>(i, o, n, batch, tw, sign);
-        break;
-    default:
-        if (smem > 48 * 1024)
-            cudaFuncSetAttribute(fft_c2c_r16<T, 8>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
-        fft_c2c_r16<T, 8><<<grid, block, smem, stream>>>(i, o, n, batch, tw, sign);
-        break;
+    case 1: ORR_C2C_R16(1); break;
+    case 2: ORR_C2C_R16(2); break;
+    case 4: ORR_C2C_R16(4); break;
+    default: ORR_C2C_R16(8); break;
     }
-    return cudaGetLastError();
+#undef ORR_C2C_R16
+    return e != cudaSuccess ? e : cudaGetLastError();
+}
+
+/* The C2C variants the bench compares (FFT_C2C_VARIANTS of them; 0 is the
+ * baseline and the default until a GPU run says otherwise). Only a file
+ * that defines FFT_ALL_VARIANTS (the bench, the device check) compiles
+ * them all; elsewhere the launchers run the default whatever the variant
+ * asked, which keeps the app's build time and size down. */
+#define FFT_C2C_VARIANTS 5
+static inline const char *fft_c2c_variant_name(int variant)
+{
+    switch (variant) {
+    case 0: return "r16 15 tw loads";
+    case 1: return "r16 6 tw loads";
+    case 2: return "r16 2 tw loads";
+    case 3: return "r16 2 tw, warp sync";
+    case 4: return "r16 2 tw, warp, f32 3 / f64 1 blk";
+    default: return "?";
+    }
+}
+
+/* The batched complex FFT: the radix-4 shared kernel for n < 32, else the
+ * radix-16 register kernel of the variant. tw_d: the table in double (the
+ * radix-4 kernel takes it), tw_t: the same in the kernel's precision. */
+template <typename T>
+static cudaError_t fft_c2c_launch(const void *in, void *out, int n, int batch, const double2 *tw_d,
+                                  const void *tw_t, int inverse, cudaStream_t stream, int variant = 0)
+{
+    if (n < 32)
+        return fft_c2c_launch_r4<T>(in, out, n, batch, tw_d, inverse, stream);
+#ifdef FFT_ALL_VARIANTS
+    const bool warp = n / 16 <= 32;   /* a transform's threads in one warp */
+    switch (variant) {
+    case 1: return fft_c2c_launch_r16<T, 1, FFT_MIN_BLOCKS, false>(in, out, n, batch, tw_t, inverse, stream);
+    case 2: return fft_c2c_launch_r16<T, 2, FFT_MIN_BLOCKS, false>(in, out, n, batch, tw_t, inverse, stream);
+    case 3:
+        return warp ? fft_c2c_launch_r16<T, 2, FFT_MIN_BLOCKS, true>(in, out, n, batch, tw_t, inverse, stream)
+                    : fft_c2c_launch_r16<T, 2, FFT_MIN_BLOCKS, false>(in, out, n, batch, tw_t, inverse, stream);
+    case 4:   /* f32 has registers to spare at 2 blocks an SM, f64 runs short at 2 */
+        return warp ? fft_c2c_launch_r16<T, 2, sizeof(T) == 4 ? 3 : 1, true>(in, out, n, batch, tw_t,
+                                                                             inverse, stream)
+                    : fft_c2c_launch_r16<T, 2, sizeof(T) == 4 ? 3 : 1, false>(in, out, n, batch, tw_t,
+                                                                              inverse, stream);
+    default: break;
+    }
+#else
+    (void)variant;
+#endif
+    return fft_c2c_launch_r16<T, 0, FFT_MIN_BLOCKS, false>(in, out, n, batch, tw_t, inverse, stream);
 }
 
 #endif

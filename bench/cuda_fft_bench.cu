@@ -1,11 +1,15 @@
-/* Batched complex FFT on the GPU (app_cuda/spectral_fft.cuh) against cuFFT
- * on the same device in the same run: double and single, N = 64 .. 4096,
- * 2^22 points a batch. Reports each one's time (median of 20 launches,
- * data resident), its achieved bandwidth (one read and one write of the
- * data) and the fraction of the device's copy bandwidth measured here
- * (cudaMemcpy device to device of the same buffer), ours / cuFFT throughput,
- * and the accuracy: ours against a long-double DFT of two transforms
- * (relative L2 in eps log2 N) and against cuFFT.
+/* The CUDA 1D spectral kernels (app_cuda/spectral_fft.cuh, spectral_real.cuh),
+ * every variant, against cuFFT on the same device in the same run: C2C
+ * against Z2Z/C2C, R2C against D2Z/R2C, C2R against Z2D/C2R, and DCT-II,
+ * DCT-III, DHT (no cuFFT kind) against cuFFT's R2C of the same N; f64 and
+ * f32, N = 16, 64, 256, 1024, 4096, 64 MB of f64 input a batch (half for
+ * f32), data resident. Each row: median of 20 launches after a warm-up,
+ * achieved bandwidth (input read once + output written once) and its
+ * fraction of a device-to-device copy measured here, nominal GFLOP/s
+ * (5 N log2 N complex, 2.5 N log2 N real kinds), cuFFT time / ours, and
+ * the relative L2 error of the first and last transform against the
+ * long-double reference (spec_ref_*) in eps log2 N. Outputs are poisoned
+ * (NaN) before each kernel. Prints a markdown table.
  * Usage: bench/cuda_fft_bench [DEVICE] */
 #include <cufft.h>
 #include <math.h>
@@ -13,13 +17,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define FFT_ALL_VARIANTS 1   /* every variant, to compare them */
 #include "../app_cuda/spectral_fft.cuh"
+#include "../app_cuda/spectral_real.cuh"
+
+extern "C" {
+#include "spectral/spectral.h"
+}
 
 #define CHECK(call)                                                                        \
     do {                                                                                   \
         cudaError_t e_ = (call);                                                           \
         if (e_ != cudaSuccess) {                                                           \
-            fprintf(stderr, "%s: %s\n", #call, cudaGetErrorString(e_));                     \
+            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,                   \
+                    cudaGetErrorString(e_));                                               \
             exit(1);                                                                       \
         }                                                                                  \
     } while (0)
@@ -27,10 +38,17 @@
     do {                                                                                   \
         cufftResult r_ = (call);                                                           \
         if (r_ != CUFFT_SUCCESS) {                                                         \
-            fprintf(stderr, "%s: cuFFT error %d\n", #call, (int)r_);                        \
+            fprintf(stderr, "%s:%d: %s: cuFFT error %d\n", __FILE__, __LINE__, #call,       \
+                    (int)r_);                                                              \
             exit(1);                                                                       \
         }                                                                                  \
     } while (0)
+
+static const int K_C2C = 0;   /* the real kinds are RK_R2C .. RK_DHT (1..5) */
+static const char *const kind_names[] = {"c2c", "r2c", "c2r", "dct2", "dct3", "dht"};
+
+static const long f64_input_bytes = 64L << 20;   /* a batch's input in f64 */
+static double copy_gbs;
 
 static int cmp(const void *a, const void *b)
 {
@@ -38,163 +56,255 @@ static int cmp(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* Median of 20 timed launches after one warm-up, in ms; checks the launches. */
 template <typename F> static float median_ms(F fn)
 {
     cudaEvent_t a, b;
-    cudaEventCreate(&a);
-    cudaEventCreate(&b);
+    CHECK(cudaEventCreate(&a));
+    CHECK(cudaEventCreate(&b));
     fn();
-    cudaDeviceSynchronize();
+    CHECK(cudaGetLastError());
+    CHECK(cudaDeviceSynchronize());
     float t[20];
     for (int k = 0; k < 20; k++) {
-        cudaEventRecord(a);
+        CHECK(cudaEventRecord(a));
         fn();
-        cudaEventRecord(b);
-        cudaEventSynchronize(b);
-        cudaEventElapsedTime(&t[k], a, b);
+        CHECK(cudaEventRecord(b));
+        CHECK(cudaEventSynchronize(b));
+        CHECK(cudaEventElapsedTime(&t[k], a, b));
     }
+    CHECK(cudaGetLastError());
     qsort(t, 20, sizeof *t, cmp);
-    cudaEventDestroy(a);
-    cudaEventDestroy(b);
+    CHECK(cudaEventDestroy(a));
+    CHECK(cudaEventDestroy(b));
     return t[10];
 }
 
-/* long-double DFT of one transform, for the accuracy column */
-static void dft(int n, const double *x, double *y)
+static int in_reals(int kind, int n)
 {
-    const long double two_pi = 6.283185307179586476925286766559005768L;
-    for (int k = 0; k < n; k++) {
-        long double re = 0, im = 0;
-        for (int i = 0; i < n; i++) {
-            const long double a = -two_pi * (long double)(((long long)i * k) % n) / n;
-            const long double c = cosl(a), s = sinl(a);
-            re += x[2 * i] * c - x[2 * i + 1] * s;
-            im += x[2 * i] * s + x[2 * i + 1] * c;
-        }
-        y[2 * k] = (double)re;
-        y[2 * k + 1] = (double)im;
-    }
+    return kind == K_C2C ? 2 * n : real_in_reals(kind, n);
+}
+static int out_reals(int kind, int n)
+{
+    return kind == K_C2C ? 2 * n : real_out_reals(kind, n);
 }
 
-template <typename T> static void run(int n, double copy_gbs)
-{
+/* Device tables for one N in T's precision and as double2. */
+template <typename T> struct tables {
     typedef typename cpx_of<T>::type C;
-    const long points = 1L << 22;
-    const int batch = (int)(points / n);
-    const size_t bytes = (size_t)points * sizeof(C);
-    C *h = (C *)malloc(bytes), *h_ours = (C *)malloc(bytes), *h_cufft = (C *)malloc(bytes);
-    srand(n);
-    for (long i = 0; i < points; i++) {
-        h[i].x = (T)(2.0 * rand() / RAND_MAX - 1);
-        h[i].y = (T)(2.0 * rand() / RAND_MAX - 1);
+    double2 *tw_d, *qt_d;
+    C *tw_t, *qt_t;
+    explicit tables(int n)
+    {
+        double *tw = spec_root_table(n, n, -1), *qt = spec_root_table(n, 4 * (long)n, -1);
+        C *twt = (C *)malloc(n * sizeof(C)), *qtt = (C *)malloc(n * sizeof(C));
+        if (!tw || !qt || !twt || !qtt) {
+            fprintf(stderr, "out of memory\n");
+            exit(1);
+        }
+        for (int k = 0; k < n; k++) {
+            twt[k].x = (T)tw[2 * k];
+            twt[k].y = (T)tw[2 * k + 1];
+            qtt[k].x = (T)qt[2 * k];
+            qtt[k].y = (T)qt[2 * k + 1];
+        }
+        CHECK(cudaMalloc(&tw_d, n * sizeof(double2)));
+        CHECK(cudaMalloc(&qt_d, n * sizeof(double2)));
+        CHECK(cudaMalloc(&tw_t, n * sizeof(C)));
+        CHECK(cudaMalloc(&qt_t, n * sizeof(C)));
+        CHECK(cudaMemcpy(tw_d, tw, n * sizeof(double2), cudaMemcpyHostToDevice));
+        CHECK(cudaMemcpy(qt_d, qt, n * sizeof(double2), cudaMemcpyHostToDevice));
+        CHECK(cudaMemcpy(tw_t, twt, n * sizeof(C), cudaMemcpyHostToDevice));
+        CHECK(cudaMemcpy(qt_t, qtt, n * sizeof(C), cudaMemcpyHostToDevice));
+        free(tw);
+        free(qt);
+        free(twt);
+        free(qtt);
     }
-    double2 *htw = (double2 *)malloc(n * sizeof(double2));
-    for (int k = 0; k < n; k++) {
-        const long double a = 6.283185307179586476925286766559005768L * k / n;
-        htw[k].x = (double)cosl(a);
-        htw[k].y = (double)-sinl(a);
+    ~tables()
+    {
+        cudaFree(tw_d);
+        cudaFree(qt_d);
+        cudaFree(tw_t);
+        cudaFree(qt_t);
     }
-    C *in, *out, *twt;
-    double2 *tw;
-    C *htwt = (C *)malloc(n * sizeof(C));
-    for (int k = 0; k < n; k++) {
-        htwt[k].x = (T)htw[k].x;
-        htwt[k].y = (T)htw[k].y;
-    }
-    CHECK(cudaMalloc(&in, bytes));
-    CHECK(cudaMalloc(&out, bytes));
-    CHECK(cudaMalloc(&tw, n * sizeof(double2)));
-    CHECK(cudaMalloc(&twt, n * sizeof(C)));
-    CHECK(cudaMemcpy(in, h, bytes, cudaMemcpyHostToDevice));
-    CHECK(cudaMemcpy(tw, htw, n * sizeof(double2), cudaMemcpyHostToDevice));
-    CHECK(cudaMemcpy(twt, htwt, n * sizeof(C), cudaMemcpyHostToDevice));
-    CHECK(cudaMemset(out, 0xff, bytes));   /* poison: NaNs */
+};
 
-    const float ms_ours = median_ms([&] { fft_c2c_launch<T>(in, out, n, batch, tw, twt, 0, 0); });
-    CHECK(cudaGetLastError());
-    CHECK(cudaMemcpy(h_ours, out, bytes, cudaMemcpyDeviceToHost));
+/* Relative L2 error of transform t of the batch (host copies) against the
+ * long-double reference, in eps log2 N. */
+template <typename T>
+static double error_vs_ref(int kind, int n, const T *in, const T *out, int t)
+{
+    const int ni = in_reals(kind, n), no = out_reals(kind, n);
+    double *x = (double *)malloc(ni * sizeof(double)), *ref = (double *)malloc(no * sizeof(double));
+    for (int i = 0; i < ni; i++)
+        x[i] = in[(size_t)t * ni + i];
+    switch (kind) {
+    case K_C2C: spec_ref_dft(n, 0, x, ref); break;
+    case RK_R2C: spec_ref_r2c(n, x, ref); break;
+    case RK_C2R: spec_ref_c2r(n, x, ref); break;
+    case RK_DCT2: spec_ref_dct2(n, x, ref); break;
+    case RK_DCT3: spec_ref_dct3(n, x, ref); break;
+    default: spec_ref_dht(n, x, ref); break;
+    }
+    double num = 0, den = 0;
+    for (int i = 0; i < no; i++) {
+        const double d = (double)out[(size_t)t * no + i] - ref[i];
+        num += d * d;
+        den += ref[i] * ref[i];
+    }
+    free(x);
+    free(ref);
+    const double eps = sizeof(T) == 8 ? ldexp(1, -53) : ldexp(1, -24);
+    return sqrt(num / den) / (eps * log2((double)n));   /* NaN: an output not written */
+}
 
+/* cuFFT's time for the kind's equivalent (C2C, R2C, C2R; R2C for the
+ * DCTs and DHT), ms, and the bytes it moves. */
+template <typename T>
+static float cufft_ms(int kind, int n, int batch, void *in, void *out, size_t *bytes)
+{
+    const int ckind = kind == K_C2C ? K_C2C : kind == RK_C2R ? RK_C2R : RK_R2C;
+    const bool dbl = sizeof(T) == 8;
+    cufftType type;
+    if (ckind == K_C2C)
+        type = dbl ? CUFFT_Z2Z : CUFFT_C2C;
+    else if (ckind == RK_R2C)
+        type = dbl ? CUFFT_D2Z : CUFFT_R2C;
+    else
+        type = dbl ? CUFFT_Z2D : CUFFT_C2R;
+    *bytes = (size_t)batch * (in_reals(ckind, n) + out_reals(ckind, n)) * sizeof(T);
     cufftHandle plan;
     int nn[1] = {n};
-    const cufftType type = sizeof(T) == 8 ? CUFFT_Z2Z : CUFFT_C2C;
-    CHECK_FFT(cufftPlanMany(&plan, 1, nn, NULL, 1, n, NULL, 1, n, type, batch));
-    const float ms_cufft = median_ms([&] {
-        if (sizeof(T) == 8)
-            cufftExecZ2Z(plan, (cufftDoubleComplex *)in, (cufftDoubleComplex *)out, CUFFT_FORWARD);
-        else
-            cufftExecC2C(plan, (cufftComplex *)in, (cufftComplex *)out, CUFFT_FORWARD);
+    CHECK_FFT(cufftPlanMany(&plan, 1, nn, NULL, 1, 0, NULL, 1, 0, type, batch));
+    const float ms = median_ms([&] {
+        switch (type) {
+        case CUFFT_Z2Z: cufftExecZ2Z(plan, (cufftDoubleComplex *)in, (cufftDoubleComplex *)out, CUFFT_FORWARD); break;
+        case CUFFT_C2C: cufftExecC2C(plan, (cufftComplex *)in, (cufftComplex *)out, CUFFT_FORWARD); break;
+        case CUFFT_D2Z: cufftExecD2Z(plan, (cufftDoubleReal *)in, (cufftDoubleComplex *)out); break;
+        case CUFFT_R2C: cufftExecR2C(plan, (cufftReal *)in, (cufftComplex *)out); break;
+        case CUFFT_Z2D: cufftExecZ2D(plan, (cufftDoubleComplex *)in, (cufftDoubleReal *)out); break;
+        default: cufftExecC2R(plan, (cufftComplex *)in, (cufftReal *)out); break;
+        }
     });
-    CHECK(cudaMemcpy(h_cufft, out, bytes, cudaMemcpyDeviceToHost));
-    cufftDestroy(plan);
+    CHECK_FFT(cufftDestroy(plan));
+    return ms;
+}
 
-    /* accuracy: two transforms against long double, the whole batch against cuFFT */
-    const double eps = sizeof(T) == 8 ? ldexp(1, -53) : ldexp(1, -24);
-    double worst_ref = 0;
-    double *x = (double *)malloc(2 * n * sizeof(double)), *y = (double *)malloc(2 * n * sizeof(double));
-    for (int t = 0; t < 2; t++) {
-        const int tr = t == 0 ? 0 : batch - 1;
-        for (int i = 0; i < n; i++) {
-            x[2 * i] = h[(size_t)tr * n + i].x;
-            x[2 * i + 1] = h[(size_t)tr * n + i].y;
-        }
-        dft(n, x, y);
-        long double num = 0, den = 0;
-        for (int i = 0; i < n; i++) {
-            const double dr = h_ours[(size_t)tr * n + i].x - y[2 * i], di = h_ours[(size_t)tr * n + i].y - y[2 * i + 1];
-            num += dr * dr + di * di;
-            den += y[2 * i] * y[2 * i] + y[2 * i + 1] * y[2 * i + 1];
-        }
-        const double e = (double)sqrtl(num / den) / (eps * log2(n));
-        worst_ref = e > worst_ref || isnan(e) ? e : worst_ref;
+/* One kind (and C2C variant) at one N: ours, then cuFFT, one table row. */
+template <typename T>
+static void bench_one(int kind, int variant, int n, const tables<T> &tb, T *h_in, T *h_out, void *d_in,
+                      void *d_out)
+{
+    const int ni = in_reals(kind, n), no = out_reals(kind, n);
+    /* the same input bytes for every kind: 64 MB of f64 (32 MB of f32) */
+    const int batch = (int)(f64_input_bytes / 8 / (kind == K_C2C ? 2 * n : n));
+    unsigned long long rng = 0x9e3779b97f4a7c15ull * (1000 * n + 10 * kind + variant + 1);
+    for (size_t i = 0; i < (size_t)batch * ni; i++) {   /* xorshift: fast for 8 M values */
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        h_in[i] = (T)((double)(rng >> 11) * 0x1p-52 - 1);   /* uniform in [-1, 1) */
     }
-    long double num = 0, den = 0;
-    for (long i = 0; i < points; i++) {
-        const double dr = h_ours[i].x - h_cufft[i].x, di = h_ours[i].y - h_cufft[i].y;
-        num += dr * dr + di * di;
-        den += (double)h_cufft[i].x * h_cufft[i].x + (double)h_cufft[i].y * h_cufft[i].y;
+    if (kind == RK_C2R)   /* a real signal's spectrum: Y_0 and Y_{N/2} real */
+        for (int t = 0; t < batch; t++) {
+            h_in[(size_t)t * ni + 1] = 0;
+            h_in[(size_t)t * ni + n + 1] = 0;
+        }
+    const size_t in_bytes = (size_t)batch * ni * sizeof(T), out_bytes = (size_t)batch * no * sizeof(T);
+    CHECK(cudaMemcpy(d_in, h_in, in_bytes, cudaMemcpyHostToDevice));
+    CHECK(cudaMemset(d_out, 0xff, out_bytes));   /* poison: NaNs */
+    const float ms = median_ms([&] {
+        if (kind == K_C2C)
+            fft_c2c_launch<T>(d_in, d_out, n, batch, tb.tw_d, tb.tw_t, 0, 0, variant);
+        else
+            fft_real_launch<T>(kind, d_in, d_out, n, batch, tb.tw_d, tb.qt_d, tb.tw_t, tb.qt_t, 0, variant);
+    });
+    /* the accuracy from a fresh, poisoned run */
+    CHECK(cudaMemset(d_out, 0xff, out_bytes));
+    if (kind == K_C2C)
+        CHECK(fft_c2c_launch<T>(d_in, d_out, n, batch, tb.tw_d, tb.tw_t, 0, 0, variant));
+    else
+        CHECK(fft_real_launch<T>(kind, d_in, d_out, n, batch, tb.tw_d, tb.qt_d, tb.tw_t, tb.qt_t, 0, variant));
+    CHECK(cudaDeviceSynchronize());
+    CHECK(cudaMemcpy(h_out, d_out, out_bytes, cudaMemcpyDeviceToHost));
+    double err = error_vs_ref<T>(kind, n, h_in, h_out, 0);
+    const double err_last = error_vs_ref<T>(kind, n, h_in, h_out, batch - 1);
+    if (err_last > err || isnan(err_last))
+        err = err_last;
+
+    size_t cu_bytes = 0;
+    const float cu_ms = cufft_ms<T>(kind, n, batch, d_in, d_out, &cu_bytes);
+    const double gbs = (in_bytes + out_bytes) / (ms * 1e-3) / 1e9, cu_gbs = cu_bytes / (cu_ms * 1e-3) / 1e9;
+    const double flops = (kind == K_C2C ? 5.0 : 2.5) * n * log2((double)n) * batch;
+    const char *name = kind != K_C2C ? (n < 64 ? "fused, shared" : variant ? "fused r16 2 tw, warp" : "fused r16")
+                       : n < 32      ? "r4 shared"
+                                     : fft_c2c_variant_name(variant);
+    const char *cu_kind = kind == K_C2C ? (sizeof(T) == 8 ? "Z2Z" : "C2C")
+                          : kind == RK_C2R ? (sizeof(T) == 8 ? "Z2D" : "C2R")
+                                           : (sizeof(T) == 8 ? "D2Z" : "R2C");
+    printf("| %s | %s | %d | %d | %s | %.1f | %.0f | %.0f%% | %.0f | %s | %.0f | %.0f%% | %.2f | %.2f |\n",
+           kind_names[kind], sizeof(T) == 8 ? "f64" : "f32", n, batch, name, ms * 1e3, gbs,
+           100 * gbs / copy_gbs, flops / (ms * 1e-3) / 1e9, cu_kind, cu_gbs, 100 * cu_gbs / copy_gbs,
+           cu_ms / ms, err);
+    fflush(stdout);
+}
+
+template <typename T> static void bench_precision(void *d_in, void *d_out)
+{
+    /* host buffers for the largest batch: R2C's output, (N + 2) / N of the input */
+    const size_t reals = (size_t)(f64_input_bytes / 8) * 2 + 4096;
+    T *h_in = (T *)malloc(reals * sizeof(T)), *h_out = (T *)malloc(reals * sizeof(T));
+    if (!h_in || !h_out) {
+        fprintf(stderr, "out of memory\n");
+        exit(1);
     }
-    const double vs_cufft = (double)sqrtl(num / den) / (eps * log2(n));
-    const double gbs_ours = 2.0 * bytes / (ms_ours * 1e-3) / 1e9, gbs_cufft = 2.0 * bytes / (ms_cufft * 1e-3) / 1e9;
-    printf("%-4s %5d %6d %9.3f %8.0f %6.1f%% %9.3f %8.0f %6.1f%% %7.2f %9.2f %9.2f\n",
-           sizeof(T) == 8 ? "f64" : "f32", n, batch, ms_ours, gbs_ours, 100 * gbs_ours / copy_gbs,
-           ms_cufft, gbs_cufft, 100 * gbs_cufft / copy_gbs, ms_cufft / ms_ours, worst_ref, vs_cufft);
-    free(x);
-    free(y);
-    free(h);
-    free(h_ours);
-    free(h_cufft);
-    free(htw);
-    free(htwt);
-    cudaFree(twt);
-    cudaFree(in);
-    cudaFree(out);
-    cudaFree(tw);
+    for (int n = 16; n <= 4096; n *= 4) {
+        const tables<T> tb(n);
+        const int variants = n < 32 ? 1 : FFT_C2C_VARIANTS;
+        for (int v = 0; v < variants; v++)
+            bench_one<T>(K_C2C, v, n, tb, h_in, h_out, d_in, d_out);
+        for (int kind = RK_R2C; kind <= RK_DHT; kind++)
+            for (int v = 0; v < (n < 64 ? 1 : FFT_REAL_VARIANTS); v++)
+                bench_one<T>(kind, v, n, tb, h_in, h_out, d_in, d_out);
+    }
+    free(h_in);
+    free(h_out);
 }
 
 int main(int argc, char **argv)
 {
-    CHECK(cudaSetDevice(argc > 1 ? atoi(argv[1]) : 0));
+    const int dev = argc > 1 ? atoi(argv[1]) : 0;
+    CHECK(cudaSetDevice(dev));
     cudaDeviceProp prop;
-    CHECK(cudaGetDeviceProperties(&prop, argc > 1 ? atoi(argv[1]) : 0));
-    /* the copy ceiling for these buffer sizes (64 MB double, 32 MB single) */
-    const size_t bytes = (size_t)64 << 20;
+    CHECK(cudaGetDeviceProperties(&prop, dev));
+    /* the copy ceiling for these buffer sizes (64 MB) */
+    const size_t bytes = (size_t)f64_input_bytes;
     void *a, *b;
     CHECK(cudaMalloc(&a, bytes));
     CHECK(cudaMalloc(&b, bytes));
-    const float ms = median_ms([&] { cudaMemcpy(b, a, bytes, cudaMemcpyDeviceToDevice); });
-    const double copy_gbs = 2.0 * bytes / (ms * 1e-3) / 1e9;
-    cudaFree(a);
-    cudaFree(b);
+    const float ms = median_ms([&] { cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice); });
+    copy_gbs = 2.0 * bytes / (ms * 1e-3) / 1e9;
+    CHECK(cudaFree(a));
+    CHECK(cudaFree(b));
+    /* device buffers: the largest input and output (C2R's, R2C's: a little over 64 MB) */
+    void *d_in, *d_out;
+    CHECK(cudaMalloc(&d_in, 2 * bytes + (1 << 20)));   /* C2R's input: (N + 2) / N of 64 MB */
+    CHECK(cudaMalloc(&d_out, 2 * bytes + (1 << 20)));
     int v = 0;
     cufftGetVersion(&v);
-    printf("# %s, copy %.0f GB/s (64 MB device to device), cuFFT %d; 2^22 points per batch\n", prop.name,
-           copy_gbs, v);
-    printf("%-4s %5s %6s %9s %8s %7s %9s %8s %7s %7s %9s %9s\n", "prec", "N", "batch", "ours ms", "GB/s",
-           "of copy", "cuFFT ms", "GB/s", "of copy", "x cuFFT", "err/ref", "err/cuFFT");
-    for (int n = 64; n <= 4096; n *= 4)
-        run<double>(n, copy_gbs);
-    for (int n = 64; n <= 4096; n *= 4)
-        run<float>(n, copy_gbs);
-    printf("(err: relative L2 error in eps log2 N; 'x cuFFT' = cuFFT time / ours)\n");
+    printf("%s, copy %.0f GB/s (64 MB device to device), cuFFT %d; 64 MB of f64 input a batch "
+           "(32 MB f32), median of 20\n\n",
+           prop.name, copy_gbs, v);
+    printf("| kind | prec | N | batch | ours | us | GB/s | of copy | GFLOP/s | cuFFT | GB/s | of copy | "
+           "x cuFFT | err |\n");
+    printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    bench_precision<double>(d_in, d_out);
+    bench_precision<float>(d_in, d_out);
+    printf("\n(GB/s: input read once + output written once; x cuFFT: cuFFT time / ours, against "
+           "cuFFT's R2C for dct2/dct3/dht; err: worst relative L2 error of the first and last "
+           "transform against the long-double reference, in eps log2 N, limit 10)\n");
+    CHECK(cudaFree(d_in));
+    CHECK(cudaFree(d_out));
     return 0;
 }

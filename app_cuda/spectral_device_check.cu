@@ -1,0 +1,188 @@
+/* GPU check of every CUDA 1D spectral kernel path: C2C (each variant of
+ * spectral_fft.cuh, forward and inverse) and the fused real kinds (each
+ * variant of spectral_real.cuh), f64 and f32, every power of two N = 4..4096, on
+ * fresh random inputs with the output poisoned (NaN). Batches of a size
+ * that leaves a block part empty; every output must be finite, and the
+ * first and last transform within 10 eps log2 N of the long-double
+ * reference (spec_ref_*). Prints one line a case and the worst error.
+ * Usage: app_cuda/spectral_device_check [DEVICE] (`make app_cuda/spectral_device_check`). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#define FFT_ALL_VARIANTS 1   /* every variant, to compare them */
+#include "spectral_fft.cuh"
+#include "spectral_real.cuh"
+
+extern "C" {
+#include "spectral/spectral.h"
+}
+
+#define CHECK(call)                                                                        \
+    do {                                                                                   \
+        cudaError_t e_ = (call);                                                           \
+        if (e_ != cudaSuccess) {                                                           \
+            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,                   \
+                    cudaGetErrorString(e_));                                               \
+            exit(2);                                                                       \
+        }                                                                                  \
+    } while (0)
+
+static const int K_C2C = 0;   /* the real kinds are RK_R2C .. RK_DHT (1..5) */
+static const char *const kind_names[] = {"c2c", "r2c", "c2r", "dct2", "dct3", "dht"};
+static unsigned long long rng;
+
+static double uniform(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return (double)(rng >> 11) * 0x1p-52 - 1;
+}
+
+static int in_reals(int kind, int n)
+{
+    return kind == K_C2C ? 2 * n : real_in_reals(kind, n);
+}
+static int out_reals(int kind, int n)
+{
+    return kind == K_C2C ? 2 * n : real_out_reals(kind, n);
+}
+
+/* One case; returns the worst error in eps log2 N (infinity if an output
+ * is NaN, a launch fails). */
+template <typename T> static double check(int kind, int variant, int inverse, int n, int batch)
+{
+    typedef typename cpx_of<T>::type C;
+    const int ni = in_reals(kind, n), no = out_reals(kind, n);
+    T *h_in = (T *)malloc((size_t)batch * ni * sizeof(T)), *h_out = (T *)malloc((size_t)batch * no * sizeof(T));
+    for (size_t i = 0; i < (size_t)batch * ni; i++)
+        h_in[i] = (T)uniform();
+    if (kind == RK_C2R)   /* a real signal's spectrum: Y_0 and Y_{N/2} real */
+        for (int t = 0; t < batch; t++) {
+            h_in[(size_t)t * ni + 1] = 0;
+            h_in[(size_t)t * ni + n + 1] = 0;
+        }
+    double *tw = spec_root_table(n, n, -1), *qt = spec_root_table(n, 4 * (long)n, -1);
+    C *twt = (C *)malloc(n * sizeof(C)), *qtt = (C *)malloc(n * sizeof(C));
+    for (int k = 0; k < n; k++) {
+        twt[k].x = (T)tw[2 * k];
+        twt[k].y = (T)tw[2 * k + 1];
+        qtt[k].x = (T)qt[2 * k];
+        qtt[k].y = (T)qt[2 * k + 1];
+    }
+    void *d_in, *d_out, *d_tw, *d_qt, *d_twt, *d_qtt;
+    CHECK(cudaMalloc(&d_in, (size_t)batch * ni * sizeof(T)));
+    CHECK(cudaMalloc(&d_out, (size_t)batch * no * sizeof(T)));
+    CHECK(cudaMalloc(&d_tw, n * sizeof(double2)));
+    CHECK(cudaMalloc(&d_qt, n * sizeof(double2)));
+    CHECK(cudaMalloc(&d_twt, n * sizeof(C)));
+    CHECK(cudaMalloc(&d_qtt, n * sizeof(C)));
+    CHECK(cudaMemcpy(d_in, h_in, (size_t)batch * ni * sizeof(T), cudaMemcpyHostToDevice));
+    CHECK(cudaMemcpy(d_tw, tw, n * sizeof(double2), cudaMemcpyHostToDevice));
+    CHECK(cudaMemcpy(d_qt, qt, n * sizeof(double2), cudaMemcpyHostToDevice));
+    CHECK(cudaMemcpy(d_twt, twt, n * sizeof(C), cudaMemcpyHostToDevice));
+    CHECK(cudaMemcpy(d_qtt, qtt, n * sizeof(C), cudaMemcpyHostToDevice));
+    CHECK(cudaMemset(d_out, 0xff, (size_t)batch * no * sizeof(T)));
+    const cudaError_t launched =
+        kind == K_C2C ? fft_c2c_launch<T>(d_in, d_out, n, batch, (const double2 *)d_tw, d_twt, inverse, 0, variant)
+                      : fft_real_launch<T>(kind, d_in, d_out, n, batch, (const double2 *)d_tw,
+                                           (const double2 *)d_qt, d_twt, d_qtt, 0, variant);
+    double worst = INFINITY;
+    if (launched != cudaSuccess) {
+        fprintf(stderr, "launch: %s\n", cudaGetErrorString(launched));
+    } else {
+        CHECK(cudaDeviceSynchronize());
+        CHECK(cudaMemcpy(h_out, d_out, (size_t)batch * no * sizeof(T), cudaMemcpyDeviceToHost));
+        int finite = 1;
+        for (size_t i = 0; i < (size_t)batch * no; i++)
+            finite &= isfinite((double)h_out[i]);
+        if (finite) {
+            worst = 0;
+            double *x = (double *)malloc(ni * sizeof(double)), *ref = (double *)malloc(no * sizeof(double));
+            const int ts[2] = {0, batch - 1};
+            for (int j = 0; j < 2; j++) {
+                const int t = ts[j];
+                for (int i = 0; i < ni; i++)
+                    x[i] = h_in[(size_t)t * ni + i];
+                switch (kind) {
+                case K_C2C: spec_ref_dft(n, inverse, x, ref); break;
+                case RK_R2C: spec_ref_r2c(n, x, ref); break;
+                case RK_C2R: spec_ref_c2r(n, x, ref); break;
+                case RK_DCT2: spec_ref_dct2(n, x, ref); break;
+                case RK_DCT3: spec_ref_dct3(n, x, ref); break;
+                default: spec_ref_dht(n, x, ref); break;
+                }
+                double num = 0, den = 0;
+                for (int i = 0; i < no; i++) {
+                    const double d = (double)h_out[(size_t)t * no + i] - ref[i];
+                    num += d * d;
+                    den += ref[i] * ref[i];
+                }
+                const double eps = sizeof(T) == 8 ? ldexp(1, -53) : ldexp(1, -24);
+                const double e = sqrt(num / den) / (eps * log2((double)n));
+                worst = e > worst || isnan(e) ? e : worst;
+            }
+            free(x);
+            free(ref);
+        }
+    }
+    cudaFree(d_in);
+    cudaFree(d_out);
+    cudaFree(d_tw);
+    cudaFree(d_qt);
+    cudaFree(d_twt);
+    cudaFree(d_qtt);
+    free(h_in);
+    free(h_out);
+    free(tw);
+    free(qt);
+    free(twt);
+    free(qtt);
+    return worst;
+}
+
+template <typename T> static int check_precision(double *worst_all)
+{
+    int failures = 0;
+    const char *prec = sizeof(T) == 8 ? "f64" : "f32";
+    for (int n = 4; n <= 4096; n *= 2) {
+        /* about 2^16 points, and never a whole number of blocks */
+        const int batch = (65536 / n > 3 ? 65536 / n : 3) + 3;
+        for (int kind = K_C2C; kind <= RK_DHT; kind++) {
+            const int variants = kind == K_C2C ? (n >= 32 ? FFT_C2C_VARIANTS : 1)
+                                               : (n >= 64 ? FFT_REAL_VARIANTS : 1);
+            for (int v = 0; v < variants; v++)
+                for (int inv = 0; inv < (kind == K_C2C ? 2 : 1); inv++) {
+                    const double e = check<T>(kind, v, inv, n, batch);
+                    const int ok = e <= 10;
+                    failures += !ok;
+                    if (e > *worst_all || isnan(e))
+                        *worst_all = e;
+                    printf("%s %-4s %s N=%-5d batch %-6d %s%s error %.2f eps log2 N\n", ok ? "PASS" : "FAIL",
+                           kind_names[kind], prec, n, batch,
+                           kind != K_C2C ? (n < 64 ? "fused shared" : v ? "fused r16 2 tw, warp" : "fused r16")
+                           : n < 32      ? "r4 shared"
+                                         : fft_c2c_variant_name(v),
+                           kind != K_C2C ? "" : inv ? " inverse" : " forward", e);
+                }
+        }
+    }
+    return failures;
+}
+
+int main(int argc, char **argv)
+{
+    const int dev = argc > 1 ? atoi(argv[1]) : 0;
+    CHECK(cudaSetDevice(dev));
+    cudaDeviceProp prop;
+    CHECK(cudaGetDeviceProperties(&prop, dev));
+    rng = (unsigned long long)time(NULL) * 0x9e3779b97f4a7c15ull | 1;
+    printf("CUDA 1D spectral kernels on %s (seed %llu)\n", prop.name, rng);
+    double worst = 0;
+    const int failures = check_precision<double>(&worst) + check_precision<float>(&worst);
+    printf("%s: %d failures, worst error %.2f eps log2 N (limit 10)\n", failures ? "FAILED" : "passed",
+           failures, worst);
+    return failures != 0;
+}

@@ -1,0 +1,416 @@
+/* Real FFT (R2C, C2R), DCT-II/III and DHT on the GPU, power-of-two N from
+ * 4 to 4096, each one kernel: the N/2-point complex FFT of spectral_fft.cuh
+ * with the pre-processing fused into its first load (from global memory)
+ * and the post-processing into its last store (through shared memory, so
+ * the one global write is coalesced). Formulas and conventions as the CPU
+ * kernels (common/spectral/fft_generic.h): C2R carries 1/N, DCT-III is
+ * (N/2) times the DCT-II's inverse, DHT = Re - Im of the real FFT. */
+#ifndef ORRERY_CUDA_SPECTRAL_REAL_CUH
+#define ORRERY_CUDA_SPECTRAL_REAL_CUH
+
+#include "spectral_fft.cuh"
+
+/* The kinds (same numbers as kernels.h's ORR_CUDA_R2C ...). */
+enum { RK_R2C = 1, RK_C2R = 2, RK_DCT2 = 3, RK_DCT3 = 4, RK_DHT = 5 };
+
+/* Direction of the inner h-point complex FFT: the inverse kinds run it
+ * with +1 (unscaled; the store scales). */
+__host__ __device__ constexpr int real_kind_sign(int kind)
+{
+    return kind == RK_C2R || kind == RK_DCT3 ? 1 : -1;
+}
+
+/* z_i, i < h = N/2: the input of the inner complex FFT, computed from one
+ * transform's input src (reals, or complex for C2R). tw: e^{-2 pi j k / N}
+ * (k < N), qt: e^{-j pi k / (2N)} (k < N), as W (double2 or float2). */
+template <int KIND, typename T, typename C, typename W>
+__host__ __device__ __forceinline__ C real_load_z(const T *src, int i, int h, const W *tw, const W *qt)
+{
+    const int n = 2 * h;
+    C z;
+    if (KIND == RK_R2C || KIND == RK_DHT) {
+        /* z_i = x_{2i} + j x_{2i+1} */
+        z = reinterpret_cast<const C *>(src)[i];
+    } else if (KIND == RK_DCT2) {
+        /* v_k = x_{2k}, v_{N-1-k} = x_{2k+1} (k < N/2); z_i = v_{2i} + j v_{2i+1} */
+        if (i < n / 4) {
+            z.x = src[4 * i];
+            z.y = src[4 * i + 2];
+        } else {
+            z.x = src[2 * n - 4 * i - 1];
+            z.y = src[2 * n - 4 * i - 3];
+        }
+    } else {
+        /* C2R (and DCT-III through its spectrum): Y_k, Y_{h-k} ->
+         * E_k = (Y_k + conj Y_{h-k}) / 2, O_k = W^{-k} (Y_k - conj Y_{h-k}) / 2,
+         * z_k = E_k + j O_k */
+        C a, b;
+        if (KIND == RK_C2R) {
+            const C *y = reinterpret_cast<const C *>(src);
+            a = y[i];
+            b = y[h - i];
+        } else {
+            /* DCT-III: Y_k = e^{+j pi k/(2N)} (y_k - j y_{N-k}), y_N = 0, for k = i and h - i */
+            const int k2 = h - i;
+            const T a0 = src[i], b0 = i == 0 ? (T)0 : src[n - i];
+            const T a1 = src[k2], b1 = src[n - k2];   /* k2 >= 1 */
+            const T cr0 = (T)qt[i].x, ci0 = (T)-qt[i].y, cr1 = (T)qt[k2].x, ci1 = (T)-qt[k2].y;
+            a.x = a0 * cr0 + b0 * ci0;
+            a.y = a0 * ci0 - b0 * cr0;
+            b.x = a1 * cr1 + b1 * ci1;
+            b.y = a1 * ci1 - b1 * cr1;
+        }
+        const T er = (T)0.5 * (a.x + b.x), ei = (T)0.5 * (a.y - b.y);
+        const T dr = (T)0.5 * (a.x - b.x), di = (T)0.5 * (a.y + b.y);
+        const T wr = (T)tw[i].x, wi = (T)-tw[i].y;   /* W^{-k} */
+        const T or_ = dr * wr - di * wi, oi = dr * wi + di * wr;
+        z.x = er - oi;
+        z.y = ei + or_;
+    }
+    return z;
+}
+
+/* Y_k, 0 <= k <= h, of the real FFT from the inner FFT's Z (natural order,
+ * in shared memory): Y_k = E_k + W^k O_k. */
+template <typename T, typename C, typename W>
+__host__ __device__ __forceinline__ C real_spectrum(const C *z, int k, int h, const W *tw)
+{
+    const C a = z[k < h ? k : k - h], b = z[k == 0 ? 0 : h - k];   /* Z_{k mod h}, Z_{(h-k) mod h} */
+    const T er = (T)0.5 * (a.x + b.x), ei = (T)0.5 * (a.y - b.y);
+    const T or_ = (T)0.5 * (a.y + b.y), oi = (T)-0.5 * (a.x - b.x);
+    C y;
+    if (k == h) {   /* W^h = -1 exactly */
+        y.x = er - or_;
+        y.y = ei - oi;
+    } else {
+        const T wr = (T)tw[k].x, wi = (T)tw[k].y;
+        y.x = er + (or_ * wr - oi * wi);
+        y.y = ei + (or_ * wi + oi * wr);
+    }
+    return y;
+}
+
+/* The store: z (shared, h points, natural order, unscaled) -> one
+ * transform's output dst; threads tid, tid + threads, ... of it. */
+template <int KIND, typename T, typename C, typename W>
+__host__ __device__ __forceinline__ void real_store(const C *z, T *dst, int h, const W *tw, const W *qt,
+                                           int tid, int threads)
+{
+    const int n = 2 * h;
+    if (KIND == RK_R2C) {
+        C *y = reinterpret_cast<C *>(dst);
+        for (int k = tid; k <= h; k += threads)
+            y[k] = real_spectrum<T, C, W>(z, k, h, tw);
+    } else if (KIND == RK_DHT) {
+        /* h_k = Re Y_k - Im Y_k; k > h: Y_k = conj Y_{N-k} */
+        for (int k = tid; k < n; k += threads) {
+            const C y = real_spectrum<T, C, W>(z, k <= h ? k : n - k, h, tw);
+            dst[k] = k <= h ? y.x - y.y : y.x + y.y;
+        }
+    } else if (KIND == RK_DCT2) {
+        /* out_k = Re(e^{-j pi k/(2N)} Y_k); k > h: Y_k = conj Y_{N-k} */
+        for (int k = tid; k < n; k += threads) {
+            const C y = real_spectrum<T, C, W>(z, k <= h ? k : n - k, h, tw);
+            const T yi = k <= h ? y.y : -y.y;
+            dst[k] = y.x * (T)qt[k].x - yi * (T)qt[k].y;
+        }
+    } else if (KIND == RK_C2R) {
+        /* x_{2i} + j x_{2i+1} = z_i / h */
+        const T scale = (T)1 / (T)h;
+        C *x = reinterpret_cast<C *>(dst);
+        for (int i = tid; i < h; i += threads) {
+            C v = z[i];
+            v.x *= scale;
+            v.y *= scale;
+            x[i] = v;
+        }
+    } else {
+        /* DCT-III: v = z / h (reals v_{2i} + j v_{2i+1} = z_i), out_{2k} = v_k (N/2),
+         * out_{2k+1} = v_{N-1-k} (N/2): the scales cancel exactly (powers of two) */
+        const T *v = reinterpret_cast<const T *>(z);
+        for (int j = tid; j < n; j += threads)
+            dst[j] = (j & 1) ? v[n - 1 - (j >> 1)] : v[j >> 1];
+    }
+}
+
+/* Reals (or complex for C2R's input, R2C's output) one transform reads and writes. */
+__host__ __device__ constexpr int real_in_reals(int kind, int n)
+{
+    return kind == RK_C2R ? n + 2 : n;
+}
+__host__ __device__ constexpr int real_out_reals(int kind, int n)
+{
+    return kind == RK_R2C ? n + 2 : n;
+}
+
+/* ---- the simple path (small N, h < 32): the h-point FFT in shared
+ * memory, radix 4 (one radix 2 last when log2 h is odd), Stockham order
+ * as the CPU kernel, threads of a transform cooperating with barriers. ---- */
+
+/* In place in sh (n points); tw_step: the table's points per n points. At
+ * most 4 radix-4 butterflies a thread (threads >= n / 16). */
+template <typename T, typename C, typename W>
+__device__ void shared_fft_passes(C *sh, int n, const W *tw, int tw_step, int sign, int tid,
+                                  int threads)
+{
+    int s = 1, len = n;
+    for (; len >= 4; len /= 4) {
+        const int m = len / 4, tstep = tw_step * (n / len);
+        C v[4][4];
+        int slots[4];
+        int count = 0;
+        for (int j = tid; j < n / 4 && count < 4; j += threads, count++) {
+            const int p = j / s, q = j % s;
+            const C a = sh[q + s * p], b = sh[q + s * (p + m)], c = sh[q + s * (p + 2 * m)],
+                    d = sh[q + s * (p + 3 * m)];
+            const T apc_r = a.x + c.x, apc_i = a.y + c.y, amc_r = a.x - c.x, amc_i = a.y - c.y;
+            const T bpd_r = b.x + d.x, bpd_i = b.y + d.y;
+            const T jr = -sign * (b.y - d.y), ji = sign * (b.x - d.x);
+            const W w1 = tw[p * tstep], w2 = tw[2 * p * tstep], w3 = tw[3 * p * tstep];
+            const T c1 = (T)(sign < 0 ? w1.y : -w1.y), c2 = (T)(sign < 0 ? w2.y : -w2.y),
+                    c3 = (T)(sign < 0 ? w3.y : -w3.y);
+            const T t1r = amc_r + jr, t1i = amc_i + ji, t2r = apc_r - bpd_r, t2i = apc_i - bpd_i,
+                    t3r = amc_r - jr, t3i = amc_i - ji;
+            v[count][0].x = apc_r + bpd_r;
+            v[count][0].y = apc_i + bpd_i;
+            v[count][1].x = t1r * (T)w1.x - t1i * c1;
+            v[count][1].y = t1r * c1 + t1i * (T)w1.x;
+            v[count][2].x = t2r * (T)w2.x - t2i * c2;
+            v[count][2].y = t2r * c2 + t2i * (T)w2.x;
+            v[count][3].x = t3r * (T)w3.x - t3i * c3;
+            v[count][3].y = t3r * c3 + t3i * (T)w3.x;
+            slots[count] = q + s * 4 * p;
+        }
+        __syncthreads();
+        for (int k = 0; k < count; k++)
+            for (int r = 0; r < 4; r++)
+                sh[slots[k] + r * s] = v[k][r];
+        __syncthreads();
+        s *= 4;
+    }
+    if (len == 2) {
+        /* radix 2, twiddles 1: s = n / 2 butterflies */
+        C u[8][2];
+        int at[8];
+        int count = 0;
+        for (int q = tid; q < s && count < 8; q += threads, count++) {
+            const C a = sh[q], b = sh[q + s];
+            u[count][0].x = a.x + b.x;
+            u[count][0].y = a.y + b.y;
+            u[count][1].x = a.x - b.x;
+            u[count][1].y = a.y - b.y;
+            at[count] = q;
+        }
+        __syncthreads();
+        for (int k = 0; k < count; k++) {
+            sh[at[k]] = u[k][0];
+            sh[at[k] + s] = u[k][1];
+        }
+        __syncthreads();
+    }
+}
+
+/* blockDim.x threads a transform, blockDim.y transforms a block; shared:
+ * blockDim.y * h complex. tw, qt for N points as double2. */
+template <typename T, int KIND>
+__global__ void fft_real_shared(const T *in, T *out, int n, int batch, const double2 *tw,
+                                const double2 *qt)
+{
+    typedef typename cpx_of<T>::type C;
+    extern __shared__ unsigned char smem_raw[];
+    const int h = n / 2;
+    C *sh = reinterpret_cast<C *>(smem_raw) + (size_t)threadIdx.y * h;
+    const int t = blockIdx.x * blockDim.y + threadIdx.y;
+    const int tid = threadIdx.x, threads = blockDim.x;
+    const bool live = t < batch;
+    const T *src = in + (size_t)(live ? t : 0) * real_in_reals(KIND, n);
+    T *dst = out + (size_t)(live ? t : 0) * real_out_reals(KIND, n);
+    for (int i = tid; i < h; i += threads) {
+        C z;
+        z.x = z.y = (T)0;
+        if (live)
+            z = real_load_z<KIND, T, C, double2>(src, i, h, tw, qt);
+        sh[i] = z;
+    }
+    __syncthreads();
+    shared_fft_passes<T, C, double2>(sh, h, tw, 2, real_kind_sign(KIND), tid, threads);
+    if (live)
+        real_store<KIND, T, C, double2>(sh, dst, h, tw, qt, tid, threads);
+}
+
+/* ---- the register path (h >= 32): radix-16 passes as fft_c2c_r16 ---- */
+
+/* h / 16 threads a transform; shared: blockDim.y * h complex. tw, qt for N
+ * points in the kernel's precision (W = C). TW, WARP: the variants of
+ * fft_c2c_r16 (twiddle16, pass_barrier; WARP only for h <= 512). */
+template <typename T, int KIND, int LAST_R, int TW = 0, bool WARP = false>
+__global__ void __launch_bounds__(256, FFT_MIN_BLOCKS)
+fft_real_r16(const T *in, T *out, int n, int batch, const typename cpx_of<T>::type *tw,
+             const typename cpx_of<T>::type *qt)
+{
+    typedef typename cpx_of<T>::type C;
+    extern __shared__ unsigned char smem_raw[];
+    const int h = n / 2;
+    C *sh = reinterpret_cast<C *>(smem_raw) + (size_t)threadIdx.y * h;
+    const int t = blockIdx.x * blockDim.y + threadIdx.y;
+    const int tid = threadIdx.x, threads = h / 16;
+    const bool live = t < batch;
+    const T *src = in + (size_t)(live ? t : 0) * real_in_reals(KIND, n);
+    T *dst = out + (size_t)(live ? t : 0) * real_out_reals(KIND, n);
+    const int sign = real_kind_sign(KIND);
+    C v[16];
+    int s = 1, len = h;
+    for (bool first = true; len >= 16 && (len > 16 || LAST_R == 1); first = false) {
+        const int m = len / 16, tstep = n / len;   /* the table has n = 2h points */
+        const int p = tid / s, q = tid % s;
+#pragma unroll
+        for (int r = 0; r < 16; r++) {
+            const int i = q + s * (p + r * m);
+            if (first) {
+                C z;
+                z.x = z.y = (T)0;
+                if (live)
+                    z = real_load_z<KIND, T, C, C>(src, i, h, tw, qt);
+                v[r] = z;
+            } else {
+                v[r] = sh[i];
+            }
+        }
+        dft16<C, T>(v, sign);
+        twiddle16<C, T, TW>(v, tw, p * tstep, sign);
+        if (!first)
+            pass_barrier<WARP>();
+#pragma unroll
+        for (int r = 0; r < 16; r++)
+            sh[q + s * (16 * p + r)] = v[r];
+        pass_barrier<WARP>();
+        len = m;
+        s *= 16;
+    }
+    if (LAST_R != 1) {
+        /* the last pass: len = LAST_R (2, 4 or 8), 16 / LAST_R butterflies a
+         * thread, no twiddles */
+#pragma unroll
+        for (int g = 0; g < 16 / LAST_R; g++) {
+            const int q = g * threads + tid;
+#pragma unroll
+            for (int r = 0; r < LAST_R; r++)
+                v[g * LAST_R + r] = sh[q + s * r];
+        }
+        if (LAST_R == 4) {
+#pragma unroll
+            for (int g = 0; g < 4; g++)
+                dft4<C, T>(v[4 * g], v[4 * g + 1], v[4 * g + 2], v[4 * g + 3], sign);
+        } else if (LAST_R == 2) {
+#pragma unroll
+            for (int g = 0; g < 8; g++)
+                dft2<C, T>(v[2 * g], v[2 * g + 1]);
+        } else if (LAST_R == 8) {
+#pragma unroll
+            for (int g = 0; g < 2; g++)
+                dft8_natural<C, T>(v + 8 * g, sign);
+        }
+        pass_barrier<WARP>();
+#pragma unroll
+        for (int g = 0; g < 16 / LAST_R; g++) {
+            const int q = g * threads + tid;
+#pragma unroll
+            for (int r = 0; r < LAST_R; r++)
+                sh[q + s * r] = v[g * LAST_R + r];
+        }
+        pass_barrier<WARP>();
+    }
+    if (live)
+        real_store<KIND, T, C, C>(sh, dst, h, tw, qt, tid, threads);
+}
+
+/* Launch one real kind: the shared path for h < 32, else the register
+ * path of the variant (0: the baseline passes, 1: two twiddle loads and
+ * warp barriers as fft_c2c_launch's variant 3). tw_d, qt_d: the N-point
+ * tables as double2; tw_t, qt_t: the same in T's precision (qt may be NULL
+ * for the kinds without it). */
+#define FFT_REAL_VARIANTS 2
+template <typename T, int KIND>
+static cudaError_t fft_real_launch_kind(const T *in, T *out, int n, int batch, const double2 *tw_d,
+                                        const double2 *qt_d, const void *tw_t, const void *qt_t,
+                                        cudaStream_t stream, int variant)
+{
+    typedef typename cpx_of<T>::type C;
+    const int h = n / 2;
+    if (h < 32) {
+        const int per = h / 4 < 1 ? 1 : h / 4;
+        const int ty = 256 / per;
+        const size_t smem = (size_t)ty * h * sizeof(C);
+        dim3 block(per, ty), grid((batch + ty - 1) / ty);
+        fft_real_shared<T, KIND><<<grid, block, smem, stream>>>(in, out, n, batch, tw_d, qt_d);
+        return cudaGetLastError();
+    }
+    int log2h = 0;
+    while ((1 << log2h) < h)
+        log2h++;
+    const int last = 1 << (log2h % 4);
+    const int per = h / 16, ty = 256 / per < 1 ? 1 : 256 / per;
+    const size_t smem = (size_t)ty * h * sizeof(C);
+    dim3 block(per, ty), grid((batch + ty - 1) / ty);
+    const C *tw = (const C *)tw_t, *qt = (const C *)qt_t;
+    cudaError_t e = cudaSuccess;
+#define ORR_REAL_R16(L, TW, WARP)                                                                 \
+    do {                                                                                          \
+        if (smem > 48 * 1024)                                                                     \
+            e = cudaFuncSetAttribute(fft_real_r16<T, KIND, L, TW, WARP>,                          \
+                                     cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);     \
+        if (e == cudaSuccess)                                                                     \
+            fft_real_r16<T, KIND, L, TW, WARP><<<grid, block, smem, stream>>>(in, out, n, batch,  \
+                                                                             tw, qt);             \
+    } while (0)
+#ifdef FFT_ALL_VARIANTS   /* see FFT_C2C_VARIANTS */
+    const bool warp = per <= 32;   /* a transform's threads in one warp */
+    if (variant == 1 && warp) {
+        switch (last) {
+        case 1: ORR_REAL_R16(1, 2, true); break;
+        case 2: ORR_REAL_R16(2, 2, true); break;
+        case 4: ORR_REAL_R16(4, 2, true); break;
+        default: ORR_REAL_R16(8, 2, true); break;
+        }
+    } else if (variant == 1) {
+        switch (last) {
+        case 1: ORR_REAL_R16(1, 2, false); break;
+        case 2: ORR_REAL_R16(2, 2, false); break;
+        case 4: ORR_REAL_R16(4, 2, false); break;
+        default: ORR_REAL_R16(8, 2, false); break;
+        }
+    } else
+#else
+    (void)variant;
+#endif
+    {
+        switch (last) {
+        case 1: ORR_REAL_R16(1, 0, false); break;
+        case 2: ORR_REAL_R16(2, 0, false); break;
+        case 4: ORR_REAL_R16(4, 0, false); break;
+        default: ORR_REAL_R16(8, 0, false); break;
+        }
+    }
+#undef ORR_REAL_R16
+    return e != cudaSuccess ? e : cudaGetLastError();
+}
+
+/* Any real kind (RK_*); variant 0 is the default. */
+template <typename T>
+static cudaError_t fft_real_launch(int kind, const void *in, void *out, int n, int batch,
+                                   const double2 *tw_d, const double2 *qt_d, const void *tw_t,
+                                   const void *qt_t, cudaStream_t stream, int variant = 0)
+{
+    const T *i = (const T *)in;
+    T *o = (T *)out;
+    switch (kind) {
+    case RK_R2C: return fft_real_launch_kind<T, RK_R2C>(i, o, n, batch, tw_d, qt_d, tw_t, qt_t, stream, variant);
+    case RK_C2R: return fft_real_launch_kind<T, RK_C2R>(i, o, n, batch, tw_d, qt_d, tw_t, qt_t, stream, variant);
+    case RK_DCT2: return fft_real_launch_kind<T, RK_DCT2>(i, o, n, batch, tw_d, qt_d, tw_t, qt_t, stream, variant);
+    case RK_DCT3: return fft_real_launch_kind<T, RK_DCT3>(i, o, n, batch, tw_d, qt_d, tw_t, qt_t, stream, variant);
+    case RK_DHT: return fft_real_launch_kind<T, RK_DHT>(i, o, n, batch, tw_d, qt_d, tw_t, qt_t, stream, variant);
+    default: return cudaErrorInvalidValue;
+    }
+}
+
+#endif
