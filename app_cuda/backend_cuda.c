@@ -15,6 +15,7 @@
 
 #include "gpu/gpu.h"
 #include "kernels.h"
+#include "spectral_2d.h"
 #include "separation/nodes.h"
 #include "spectral/spectral.h"
 #include "runtime/runtime.h"
@@ -43,6 +44,7 @@ typedef struct {
     /* spectral: the FFT twiddle tables of the last size used */
     int fft_n;
     void *d_tw_double, *d_tw_single;
+    void *spec2d_state;               /* the 2D kinds' tables and buffers (spectral_2d_host.c) */
 } cuda_ctx;
 
 static orr_status cuda_fail(orr_error *err, cudaError_t e, const char *what)
@@ -290,6 +292,8 @@ static orr_status cuda_fft_c2c(orr_backend *be, int single, int n, int batch, in
 static orr_status cuda_spec_run(orr_backend *be, const spec_desc *d, const spec_buffers *b,
                                 orr_error *err)
 {
+    if (d->kind == SPEC_FFT2 || d->kind == SPEC_CONV2D || d->kind == SPEC_TRIDIAG)
+        return orr_cuda_spec2d_run(&((cuda_ctx *)be->ctx)->spec2d_state, d, b, err);
     if (d->kind != SPEC_C2C)
         return orr_fail(err, ORR_ERR_UNSUPPORTED, "CUDA: no %s kernel yet", spec_kind_name(d->kind));
     if (d->n < 4 || d->n > 4096)
@@ -317,6 +321,7 @@ static void cuda_close(orr_backend *be)
         return;
     orr_gpu_pacer_report(&c->pacer, "CUDA");
     free_tables(c);
+    orr_cuda_spec2d_release(&c->spec2d_state);
     cudaFree(c->d_tw_double);
     cudaFree(c->d_tw_single);
     cudaFree(c->d_out);
