@@ -25,6 +25,8 @@
 #define FFT2D_SMALL_BYTES (64 * 1024)
 /* elements of shared memory the two-pass kernels aim at per block */
 #define FFT2D_PASS_ELEMS 2048
+/* most shared memory (bytes) a column-pass block takes for wider tiles */
+#define FFT2D_COLS_BYTES (64 * 1024)
 #define TRIDIAG_MAX_N 2048
 #define TRIDIAG_ROWS_PER_THREAD 8   /* TRIDIAG_MAX_N / 256 threads */
 #define TRIDIAG_LOG2_PARTS 6        /* PCR splits each system into up to 64 */
@@ -75,6 +77,15 @@ template <typename C> __device__ __forceinline__ C s2d_root(const C *tw, int e, 
     return w;
 }
 
+/* log2 of a power of two */
+__host__ __device__ static inline int s2d_log2(int n)
+{
+    int l = 0;
+    while ((1 << l) < n)
+        l++;
+    return l;
+}
+
 /* k with its low log2n bits reversed */
 __device__ __forceinline__ int s2d_rev(int k, int log2n)
 {
@@ -90,7 +101,23 @@ struct s2d_lines {
     int lg_group;   /* log2 of the lines per group (30: one group) */
     int gstride;    /* between groups */
     int estride;    /* between elements of a line */
+    int lines_fast; /* >= 0: log2 count (a power of two), and neighbouring
+                       threads take neighbouring lines (columns: no bank
+                       conflicts); -1: neighbouring elements of a line */
 };
+
+/* Butterfly j of a stage with 2^lb butterflies per line: its line and its
+ * index within the line. */
+__device__ __forceinline__ void s2d_split(const s2d_lines &l, int j, int lb, int &line, int &kk)
+{
+    if (l.lines_fast >= 0) {
+        line = j & ((1 << l.lines_fast) - 1);
+        kk = j >> l.lines_fast;
+    } else {
+        line = j >> lb;
+        kk = j & ((1 << lb) - 1);
+    }
+}
 
 __device__ __forceinline__ int s2d_line_start(const s2d_lines &l, int line)
 {
@@ -110,7 +137,8 @@ __device__ void s2d_dif_lines(C *sh, const s2d_lines l, const C *tw, int sign, i
         /* radix 2 over the whole line: pairs k, k + n/2, twiddle W_n^k */
         const int h = n >> 1, total = l.count << (log2n - 1);
         for (int j = tid; j < total; j += nth) {
-            const int line = j >> (log2n - 1), k = j & (h - 1);
+            int line, k;
+            s2d_split(l, j, log2n - 1, line, k);
             C *p = sh + s2d_line_start(l, line);
             const C a = p[k * es], b = p[(k + h) * es];
             p[k * es] = s2d_add(a, b);
@@ -123,7 +151,8 @@ __device__ void s2d_dif_lines(C *sh, const s2d_lines l, const C *tw, int sign, i
         /* radix 4 in blocks of L = 4q: two radix-2 DIF stages (h = 2q, q) */
         const int lq = lgL - 2, q = 1 << lq, total = l.count << (log2n - 2);
         for (int j = tid; j < total; j += nth) {
-            const int line = j >> (log2n - 2), kk = j & ((n >> 2) - 1);
+            int line, kk;
+            s2d_split(l, j, log2n - 2, line, kk);
             const int k = kk & (q - 1), base = ((kk >> lq) << lgL) + k;
             C *p = sh + s2d_line_start(l, line);
             const C a = p[base * es], b = p[(base + q) * es], c = p[(base + 2 * q) * es],
@@ -151,7 +180,8 @@ __device__ void s2d_dit_lines(C *sh, const s2d_lines l, const C *tw, int sign, i
         /* radix 4 in blocks of L = 4q: two radix-2 DIT stages (h = q, 2q) */
         const int lq = lgL - 2, q = 1 << lq, total = l.count << (log2n - 2);
         for (int j = tid; j < total; j += nth) {
-            const int line = j >> (log2n - 2), kk = j & ((n >> 2) - 1);
+            int line, kk;
+            s2d_split(l, j, log2n - 2, line, kk);
             const int k = kk & (q - 1), base = ((kk >> lq) << lgL) + k;
             C *p = sh + s2d_line_start(l, line);
             const C a = p[base * es], b = p[(base + q) * es], c = p[(base + 2 * q) * es],
@@ -173,7 +203,8 @@ __device__ void s2d_dit_lines(C *sh, const s2d_lines l, const C *tw, int sign, i
         /* the last stage, radix 2 over the whole line */
         const int h = n >> 1, total = l.count << (log2n - 1);
         for (int j = tid; j < total; j += nth) {
-            const int line = j >> (log2n - 1), k = j & (h - 1);
+            int line, k;
+            s2d_split(l, j, log2n - 1, line, k);
             C *p = sh + s2d_line_start(l, line);
             const C a = p[k * es], b = s2d_mul(p[(k + h) * es], s2d_root(tw, k << tw_shift, sign));
             p[k * es] = s2d_add(a, b);
@@ -209,9 +240,9 @@ __global__ void fft2_small_kernel(const C *in, C *out, int log2n1, int log2n2, i
         if (i < have * size)
             sh[i] = in[off + i];
     __syncthreads();
-    s2d_lines rows = {images * n1, log2n2, n2, 30, 0, 1};
+    s2d_lines rows = {images * n1, log2n2, n2, 30, 0, 1, -1};
     s2d_dif_lines(sh, rows, tw, sign, threadIdx.x, blockDim.x);
-    s2d_lines cols = {images * n2, log2n1, 1, log2n2, size, n2};
+    s2d_lines cols = {images * n2, log2n1, 1, log2n2, size, n2, s2d_log2(images) + log2n2};
     s2d_dif_lines(sh, cols, tw, sign, threadIdx.x, blockDim.x);
     for (int i = threadIdx.x; i < have * size; i += blockDim.x) {
         const int img = i >> (log2n1 + log2n2), r = (i >> log2n2) & (n1 - 1), c = i & (n2 - 1);
@@ -235,7 +266,7 @@ __global__ void fft2_rows_kernel(const C *in, C *out, int log2n2, long total_row
         if (i < have * n2)
             sh[i] = in[off + i];
     __syncthreads();
-    s2d_lines rows = {rows_per_block, log2n2, n2, 30, 0, 1};
+    s2d_lines rows = {rows_per_block, log2n2, n2, 30, 0, 1, -1};
     s2d_dif_lines(sh, rows, tw, sign, threadIdx.x, blockDim.x);
     for (int i = threadIdx.x; i < have * n2; i += blockDim.x) {
         const int r = i >> log2n2, c = i & (n2 - 1);
@@ -257,20 +288,12 @@ __global__ void fft2_cols_kernel(C *data, int log2n1, int log2n2, int log2tile, 
     for (int i = threadIdx.x; i < n1 * tile; i += blockDim.x)
         sh[i] = img[((size_t)(i >> log2tile) << log2n2) + (i & (tile - 1))];
     __syncthreads();
-    s2d_lines cols = {tile, log2n1, 1, 30, 0, tile};
+    s2d_lines cols = {tile, log2n1, 1, 30, 0, tile, log2tile};
     s2d_dif_lines(sh, cols, tw, sign, threadIdx.x, blockDim.x);
     for (int i = threadIdx.x; i < n1 * tile; i += blockDim.x) {
         const int r = i >> log2tile, j = i & (tile - 1);
         img[((size_t)r << log2n2) + j] = s2d_scaled(sh[(s2d_rev(r, log2n1) << log2tile) + j], scale);
     }
-}
-
-__host__ __device__ static inline int s2d_log2(int n)
-{
-    int l = 0;
-    while ((1 << l) < n)
-        l++;
-    return l;
 }
 
 /* How fft2_launch runs n1 x n2 images of C. */
@@ -291,10 +314,13 @@ static inline fft2_shape fft2_shape_of(int n1, int n2, size_t csize)
     s.smem_small = s.images * size * csize;
     s.rows_per_block = n2 >= FFT2D_PASS_ELEMS ? 1 : FFT2D_PASS_ELEMS / n2;
     s.smem_rows = (size_t)s.rows_per_block * n2 * csize;
-    /* a tile row of 128 bytes (16 float2, 8 double2), fewer if tall */
+    /* a tile row of 128 bytes (16 float2, 8 double2), fewer if tall (32
+     * bytes, a sector, still read whole), more if short */
     int tile = (int)(128 / csize);
-    while (tile > 1 && (size_t)tile * n1 > FFT2D_PASS_ELEMS)
+    while (tile > 1 && (size_t)tile * n1 * csize > FFT2D_COLS_BYTES)
         tile /= 2;
+    while ((size_t)tile * n1 < FFT2D_PASS_ELEMS / 2 && tile < n2)
+        tile *= 2;
     if (tile > n2)
         tile = n2;
     s.log2tile = s2d_log2(tile);
@@ -403,9 +429,9 @@ __global__ void conv2d_kernel(const typename s2d_cpx<T>::type *slices, const T *
             a_rows[a * nf + ((b - h) & mask)] = x[i];
         }
     __syncthreads();
-    const s2d_lines rows = {m, log2nf, nf, 30, 0, 1};
+    const s2d_lines rows = {m, log2nf, nf, 30, 0, 1, -1};
     s2d_dif_lines(a_rows, rows, tw, -1, tid, nth);
-    const s2d_lines cols = {group, log2nf, 1, 30, 0, group};
+    const s2d_lines cols = {group, log2nf, 1, 30, 0, group, lg_group};
     for (int p0 = 0; p0 < nf; p0 += group) {
         for (int i = tid; i < nf * group; i += nth) {
             const int q = i >> lg_group, j = i & (group - 1), a = (q + h) & mask;
@@ -488,65 +514,64 @@ static cudaError_t conv2d_launch(const typename s2d_cpx<T>::type *slices, const 
 /* blockDim.y systems per block, blockDim.x threads each (a power of two,
  * at most 256, each holding up to TRIDIAG_ROWS_PER_THREAD rows). The
  * block's systems are contiguous in every array: loaded and stored
- * coalesced. Parallel cyclic reduction (strides 1, 2, ... parts/2) splits
- * every system into `parts` independent interleaved ones (rows j, j +
- * parts, ...); one thread per part finishes it with Thomas. Diagonally
- * dominant systems: no pivoting. x may be rhs. */
+ * coalesced. Every row is kept divided by its diagonal, so only the sub-
+ * and super-diagonal and the right-hand side live in shared memory and a
+ * step costs one division per row. Parallel cyclic reduction (strides 1,
+ * 2, ... parts/2) splits every system into `parts` independent
+ * interleaved ones (rows j, j + parts, ...); one thread per part finishes
+ * it with Thomas. Diagonally dominant systems: no pivoting. x may be rhs. */
 template <typename T>
-__global__ void tridiag_kernel(const T *dl, const T *dg, const T *du, const T *rhs, T *x, int n,
-                               int batch, int parts)
+__global__ void __launch_bounds__(256)
+tridiag_kernel(const T *dl, const T *dg, const T *du, const T *rhs, T *x, int n, int batch,
+               int parts)
 {
     extern __shared__ unsigned char s2d_smem[];
     const int per_block = blockDim.y, tpb = blockDim.x * blockDim.y;
     const int flat = threadIdx.y * blockDim.x + threadIdx.x;
     const long first = (long)blockIdx.x * per_block;
     const int have = (int)min((long)per_block, (long)batch - first);
-    T *sa = reinterpret_cast<T *>(s2d_smem), *sb = sa + per_block * n, *sc = sb + per_block * n,
-      *sd = sc + per_block * n;
+    T *sa = reinterpret_cast<T *>(s2d_smem), *sc = sa + per_block * n, *sd = sc + per_block * n;
     const size_t off = (size_t)first * n;
     for (int i = flat; i < per_block * n; i += tpb) {
         const int row = i % n;
         if (i < have * n) {
-            sa[i] = row == 0 ? (T)0 : dl[off + i];
-            sb[i] = dg[off + i];
-            sc[i] = row == n - 1 ? (T)0 : du[off + i];
-            sd[i] = rhs[off + i];
+            const T inv = (T)1 / dg[off + i];
+            sa[i] = row == 0 ? (T)0 : dl[off + i] * inv;
+            sc[i] = row == n - 1 ? (T)0 : du[off + i] * inv;
+            sd[i] = rhs[off + i] * inv;
         } else {   /* an identity system, so the arithmetic stays finite */
             sa[i] = 0;
-            sb[i] = 1;
             sc[i] = 0;
             sd[i] = 0;
         }
     }
     __syncthreads();
-    T *a = sa + threadIdx.y * n, *b = sb + threadIdx.y * n, *c = sc + threadIdx.y * n,
-      *d = sd + threadIdx.y * n;
+    T *a = sa + threadIdx.y * n, *c = sc + threadIdx.y * n, *d = sd + threadIdx.y * n;
     const int tx = threadIdx.x, nt = blockDim.x;
     for (int s = 1; s < parts; s *= 2) {
-        T na[TRIDIAG_ROWS_PER_THREAD], nb[TRIDIAG_ROWS_PER_THREAD], nc[TRIDIAG_ROWS_PER_THREAD],
-            nd[TRIDIAG_ROWS_PER_THREAD];
+        /* row i minus a_i times row i - s and c_i times row i + s (unit
+         * diagonals), divided by what is left of its diagonal */
+        T na[TRIDIAG_ROWS_PER_THREAD], nc[TRIDIAG_ROWS_PER_THREAD], nd[TRIDIAG_ROWS_PER_THREAD];
 #pragma unroll
         for (int r = 0; r < TRIDIAG_ROWS_PER_THREAD; r++) {
             const int i = tx + r * nt;
             if (i < n) {
-                T ai = a[i], bi = b[i], ci = c[i], di = d[i];
-                T ra = 0, rc = 0;
+                const T ai = a[i], ci = c[i];
+                T bi = 1, di = d[i], ra = 0, rc = 0;
                 if (i - s >= 0) {
-                    const T alpha = -ai / b[i - s];
-                    ra = alpha * a[i - s];
-                    bi += alpha * c[i - s];
-                    di += alpha * d[i - s];
+                    ra = -ai * a[i - s];
+                    bi -= ai * c[i - s];
+                    di -= ai * d[i - s];
                 }
                 if (i + s < n) {
-                    const T gamma = -ci / b[i + s];
-                    rc = gamma * c[i + s];
-                    bi += gamma * a[i + s];
-                    di += gamma * d[i + s];
+                    rc = -ci * c[i + s];
+                    bi -= ci * a[i + s];
+                    di -= ci * d[i + s];
                 }
-                na[r] = ra;
-                nb[r] = bi;
-                nc[r] = rc;
-                nd[r] = di;
+                const T inv = (T)1 / bi;
+                na[r] = ra * inv;
+                nc[r] = rc * inv;
+                nd[r] = di * inv;
             }
         }
         __syncthreads();
@@ -555,7 +580,6 @@ __global__ void tridiag_kernel(const T *dl, const T *dg, const T *du, const T *r
             const int i = tx + r * nt;
             if (i < n) {
                 a[i] = na[r];
-                b[i] = nb[r];
                 c[i] = nc[r];
                 d[i] = nd[r];
             }
@@ -563,16 +587,14 @@ __global__ void tridiag_kernel(const T *dl, const T *dg, const T *du, const T *r
         __syncthreads();
     }
     if (tx < parts && tx < n) {
-        /* Thomas on rows tx, tx + parts, ...: c' into c, d' into d */
-        int i = tx;
-        T cp = c[i] / b[i], dp = d[i] / b[i];
-        c[i] = cp;
-        d[i] = dp;
-        int last = i;
+        /* Thomas on rows tx, tx + parts, ... (unit diagonal): c' into c,
+         * d' into d, then back substitution into d */
+        int i = tx, last = tx;
+        T cp = c[i], dp = d[i];
         for (i = tx + parts; i < n; i += parts) {
-            const T den = b[i] - a[i] * cp;
-            cp = c[i] / den;
-            dp = (d[i] - a[i] * dp) / den;
+            const T ai = a[i], inv = (T)1 / ((T)1 - ai * cp);
+            cp = c[i] * inv;
+            dp = (d[i] - ai * dp) * inv;
             c[i] = cp;
             d[i] = dp;
             last = i;
@@ -606,7 +628,7 @@ static inline tridiag_shape tridiag_shape_of(int n, size_t tsize)
     while (parts < n && parts < (1 << TRIDIAG_LOG2_PARTS))
         parts *= 2;
     s.parts = parts;
-    s.smem = (size_t)4 * s.systems * n * tsize;
+    s.smem = (size_t)3 * s.systems * n * tsize;
     return s;
 }
 
