@@ -15,6 +15,7 @@
 
 #include "gpu/gpu.h"
 #include "kernels.h"
+#include "spectral_2d.h"
 #include "separation/nodes.h"
 #include "spectral/spectral.h"
 #include "runtime/runtime.h"
@@ -50,6 +51,7 @@ typedef struct {
     orr_gpu_pacer pacer;
     /* spectral: device tables per 1D size (index log2 N), made on first use */
     cuda_spec_tables spec_tables[SPEC_MAX_LOG2N + 1];
+    void *spec2d_state;               /* the 2D kinds' tables and buffers (spectral_2d_host.c) */
 } cuda_ctx;
 
 static orr_status cuda_fail(orr_error *err, cudaError_t e, const char *what)
@@ -384,6 +386,10 @@ static orr_status cuda_spec_run(orr_backend *be, const spec_desc *d, const spec_
     case SPEC_DCT3:
     case SPEC_DHT:
         return cuda_spec_run_1d(be, d, b, err);
+    case SPEC_FFT2:
+    case SPEC_CONV2D:
+    case SPEC_TRIDIAG:
+        return orr_cuda_spec2d_run(&((cuda_ctx *)be->ctx)->spec2d_state, d, b, err);
     default:
         return orr_fail(err, ORR_ERR_UNSUPPORTED, "CUDA: no %s kernel yet", spec_kind_name(d->kind));
     }
@@ -398,6 +404,7 @@ static void cuda_close(orr_backend *be)
     free_tables(c);
     for (int i = 0; i <= SPEC_MAX_LOG2N; i++)
         free_spec_tables(&c->spec_tables[i]);
+    orr_cuda_spec2d_release(&c->spec2d_state);
     cudaFree(c->d_out);
     cudaFree(c->d_dirs);
     cudaFree(c->d_rp);
