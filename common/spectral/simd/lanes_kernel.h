@@ -27,6 +27,80 @@ static VC *FN(vfft)(VC *x, VC *y, int n, const R *tw, int step)
 {
     VC *src = x, *dst = y;
     int s = 1, len = n;
+    /* radix-8 passes while they fit (fewer passes over the lanes' scratch);
+     * r = e^{-2 pi j / 8} = (c, -c) from the table */
+    const V c8 = BC(n >= 8 ? tw[2 * (size_t)(n / 8) * step] : 0);
+    while (len >= 8) {
+        const int m = len / 8, tstep = step * (n / len);
+        for (int p = 0; p < m; p++) {
+            V wr[8], wi[8];
+            _Pragma("GCC unroll 8") for (int k = 1; k < 8; k++) {
+                wr[k] = BC(tw[2 * (size_t)k * p * tstep]);
+                wi[k] = BC(tw[2 * (size_t)k * p * tstep + 1]);
+            }
+            const VC *in = src + s * p;
+            VC *o = dst + s * 8 * p;
+            for (int q = 0; q < s; q++) {
+                VC xv[8];
+                _Pragma("GCC unroll 8") for (int k = 0; k < 8; k++)
+                    xv[k] = in[q + (size_t)s * m * k];
+                /* a_k = x_k + x_{k+4}; b_k = (x_k - x_{k+4}) e^{-2 pi j k / 8} */
+                V ar[4], ai[4], br[4], bi[4];
+                _Pragma("GCC unroll 4") for (int k = 0; k < 4; k++) {
+                    ar[k] = xv[k].re + xv[k + 4].re;
+                    ai[k] = xv[k].im + xv[k + 4].im;
+                    br[k] = xv[k].re - xv[k + 4].re;
+                    bi[k] = xv[k].im - xv[k + 4].im;
+                }
+                {
+                    const V r1 = (br[1] + bi[1]) * c8, i1 = (bi[1] - br[1]) * c8;   /* (1 - j) c */
+                    const V r2 = bi[2], i2 = -br[2];                                   /* -j */
+                    const V r3 = (bi[3] - br[3]) * c8, i3 = -(br[3] + bi[3]) * c8;   /* (-1 - j) c */
+                    br[1] = r1;
+                    bi[1] = i1;
+                    br[2] = r2;
+                    bi[2] = i2;
+                    br[3] = r3;
+                    bi[3] = i3;
+                }
+                VC out[8];
+                /* 4-point DFTs: even outputs from a, odd from b */
+#define DFT4(yr, yi, h)                                                                        \
+    do {                                                                                       \
+        const V Ar = yr[0] + yr[2], Ai = yi[0] + yi[2];                                        \
+        const V Br = yr[0] - yr[2], Bi = yi[0] - yi[2];                                        \
+        const V Cr = yr[1] + yr[3], Ci = yi[1] + yi[3];                                        \
+        const V Dr = yi[1] - yi[3], Di = yr[3] - yr[1]; /* -j (y1 - y3) */                     \
+        out[h].re = Ar + Cr;                                                                   \
+        out[h].im = Ai + Ci;                                                                   \
+        out[h + 2].re = Br + Dr;                                                               \
+        out[h + 2].im = Bi + Di;                                                               \
+        out[h + 4].re = Ar - Cr;                                                               \
+        out[h + 4].im = Ai - Ci;                                                               \
+        out[h + 6].re = Br - Dr;                                                               \
+        out[h + 6].im = Bi - Di;                                                               \
+    } while (0)
+                DFT4(ar, ai, 0);
+                DFT4(br, bi, 1);
+#undef DFT4
+                o[q] = out[0];
+                if (p == 0) {
+                    _Pragma("GCC unroll 8") for (int k = 1; k < 8; k++)
+                        o[q + s * k] = out[k];
+                } else {
+                    _Pragma("GCC unroll 8") for (int k = 1; k < 8; k++) {
+                        o[q + s * k].re = out[k].re * wr[k] - out[k].im * wi[k];
+                        o[q + s * k].im = out[k].re * wi[k] + out[k].im * wr[k];
+                    }
+                }
+            }
+        }
+        len = m;
+        s *= 8;
+        VC *t = src;
+        src = dst;
+        dst = t;
+    }
     while (len >= 4) {
         const int m = len / 4, tstep = step * (n / len);
         for (int p = 0; p < m; p++) {
@@ -86,15 +160,57 @@ static VC *FN(vfft)(VC *x, VC *y, int n, const R *tw, int step)
     return src;
 }
 
+/* An NL x NL transpose in registers (m[r][c] -> m[c][r]): log2 NL stages,
+ * each swapping the off-diagonal blocks of size bb between row pairs. The
+ * masks are constants folded at compile time. */
+typedef RI FN(ivec) __attribute__((vector_size(VB)));
+#define STAGE(bb)                                                                              \
+    if (NL > (bb)) {                                                                           \
+        const FN(ivec) iota = IOTA, cond = (iota & (bb)) != 0;                                 \
+        const FN(ivec) lo = iota + (cond & (NL - (bb))), hi = iota + (bb) + (cond & (NL - (bb))); \
+        _Pragma("GCC unroll 16") for (int r = 0; r < NL; r++)                                  \
+            if (!(r & (bb))) {                                                                 \
+                const V u = m[r], w = m[r + (bb)];                                             \
+                m[r] = __builtin_shuffle(u, w, lo);                                            \
+                m[r + (bb)] = __builtin_shuffle(u, w, hi);                                     \
+            }                                                                                  \
+    }
+static inline __attribute__((always_inline)) void FN(transpose)(V *m)
+{
+    STAGE(8)
+    STAGE(4)
+    STAGE(2)
+    STAGE(1)
+}
+#undef STAGE
+
 /* Transforms l < count of a side into lanes (complex: element i's re at
- * s[i * es], im at s[i * es + coff], times imsign); lanes >= count zero. */
+ * s[i * es], im at s[i * es + coff], times imsign); lanes >= count zero.
+ * Contiguous full groups go through register transposes of NL x NL blocks
+ * (the lane layout of n complex is that of 2n reals). */
 static void FN(gather_c)(const R *in, ptrdiff_t es, ptrdiff_t coff, ptrdiff_t dist, int count,
                          int n, R imsign, VC *x)
 {
     R *xr = (R *)x;
+    int i0 = 0;
+    if (es == 2 && coff == 1 && count == L) {
+        V *xv = (V *)x;
+        const int blocked = (2 * n) / NL * NL;
+        for (int blk = 0; blk < blocked; blk += NL) {
+            V m[NL];
+            _Pragma("GCC unroll 16") for (int l = 0; l < NL; l++)
+                memcpy(&m[l], in + l * dist + blk, sizeof m[l]);
+            FN(transpose)(m);
+            _Pragma("GCC unroll 16") for (int k = 0; k < NL; k += 2) {
+                xv[blk + k] = m[k];
+                xv[blk + k + 1] = imsign * m[k + 1];
+            }
+        }
+        i0 = blocked / 2;
+    }
     for (int l = 0; l < count; l++) {
         const R *s = in + l * dist;
-        for (int i = 0; i < n; i++) {
+        for (int i = i0; i < n; i++) {
             xr[2 * i * L + l] = s[i * es];
             xr[(2 * i + 1) * L + l] = imsign * s[i * es + coff];
         }
@@ -108,9 +224,25 @@ static void FN(scatter_c)(const VC *x, ptrdiff_t es, ptrdiff_t dist, int count, 
                           R imscale, R *out)
 {
     const R *xr = (const R *)x;
+    int i0 = 0;
+    if (es == 2 && count == L) {
+        const V *xv = (const V *)x;
+        const int blocked = (2 * n) / NL * NL;
+        for (int blk = 0; blk < blocked; blk += NL) {
+            V m[NL];
+            _Pragma("GCC unroll 16") for (int k = 0; k < NL; k += 2) {
+                m[k] = xv[blk + k] * scale;
+                m[k + 1] = xv[blk + k + 1] * imscale;
+            }
+            FN(transpose)(m);
+            _Pragma("GCC unroll 16") for (int l = 0; l < NL; l++)
+                memcpy(out + l * dist + blk, &m[l], sizeof m[l]);
+        }
+        i0 = blocked / 2;
+    }
     for (int l = 0; l < count; l++) {
         R *d = out + l * dist;
-        for (int i = 0; i < n; i++) {
+        for (int i = i0; i < n; i++) {
             d[i * es] = xr[2 * i * L + l] * scale;
             d[i * es + 1] = xr[(2 * i + 1) * L + l] * imscale;
         }
@@ -120,9 +252,22 @@ static void FN(scatter_c)(const VC *x, ptrdiff_t es, ptrdiff_t dist, int count, 
 static void FN(gather_r)(const R *in, ptrdiff_t es, ptrdiff_t dist, int count, int n, V *x)
 {
     R *xr = (R *)x;
+    int i0 = 0;
+    if (es == 1 && count == L) {
+        const int blocked = n / NL * NL;
+        for (int blk = 0; blk < blocked; blk += NL) {
+            V m[NL];
+            _Pragma("GCC unroll 16") for (int l = 0; l < NL; l++)
+                memcpy(&m[l], in + l * dist + blk, sizeof m[l]);
+            FN(transpose)(m);
+            _Pragma("GCC unroll 16") for (int k = 0; k < NL; k++)
+                x[blk + k] = m[k];
+        }
+        i0 = blocked;
+    }
     for (int l = 0; l < count; l++) {
         const R *s = in + l * dist;
-        for (int i = 0; i < n; i++)
+        for (int i = i0; i < n; i++)
             xr[i * L + l] = s[i * es];
     }
     for (int l = count; l < L; l++)
@@ -133,9 +278,22 @@ static void FN(gather_r)(const R *in, ptrdiff_t es, ptrdiff_t dist, int count, i
 static void FN(scatter_r)(const V *x, ptrdiff_t es, ptrdiff_t dist, int count, int n, R *out)
 {
     const R *xr = (const R *)x;
+    int i0 = 0;
+    if (es == 1 && count == L) {
+        const int blocked = n / NL * NL;
+        for (int blk = 0; blk < blocked; blk += NL) {
+            V m[NL];
+            _Pragma("GCC unroll 16") for (int k = 0; k < NL; k++)
+                m[k] = x[blk + k];
+            FN(transpose)(m);
+            _Pragma("GCC unroll 16") for (int l = 0; l < NL; l++)
+                memcpy(out + l * dist + blk, &m[l], sizeof m[l]);
+        }
+        i0 = blocked;
+    }
     for (int l = 0; l < count; l++) {
         R *d = out + l * dist;
-        for (int i = 0; i < n; i++)
+        for (int i = i0; i < n; i++)
             d[i * es] = xr[i * L + l];
     }
 }
