@@ -556,7 +556,8 @@ static void test_npy_command(void)
 /* Every lane-kernel ISA this CPU runs, forced in turn: each 1D kind in
  * both precisions against the reference, with batches that fill whole
  * groups of lanes (the register-transpose gathers) and leave the last group
- * partly empty, contiguous, strided and in place. */
+ * partly empty, contiguous, strided and in place; and the 2D FFT and the
+ * convolution. */
 static void test_isa_paths(void)
 {
     static const char *const isas[] = {"generic", "sse2", "avx2", "avx512"};
@@ -591,6 +592,9 @@ static void test_isa_paths(void)
                                    spec_kind_name(kind), kinds[k].inverse ? " inverse" : "", n,
                                    p ? "f32" : "f64", stride, in_place ? " in place" : "", e);
                     }
+        /* the 2D FFT and the convolution gather rows and adjacent columns */
+        test_fft2();
+        test_conv2d();
     }
     spec_lanes_force(NULL);
     CU_ASSERT(ran >= 1);

@@ -207,6 +207,19 @@ static void FN(gather_c)(const R *in, ptrdiff_t es, ptrdiff_t coff, ptrdiff_t di
             }
         }
         i0 = blocked / 2;
+    } else if (dist == 2 && coff == 1 && count == L) {
+        /* adjacent complex transforms (the columns of an image): each
+         * element's L values are contiguous, (re, im) pairs to split */
+        const FN(ivec) iota = IOTA, even = iota + iota, odd = even + 1;
+        V *xv = (V *)x;
+        for (int i = 0; i < n; i++) {
+            V u, w;
+            memcpy(&u, in + i * es, sizeof u);
+            memcpy(&w, in + i * es + NL, sizeof w);
+            xv[2 * i] = __builtin_shuffle(u, w, even);
+            xv[2 * i + 1] = imsign * __builtin_shuffle(u, w, odd);
+        }
+        i0 = n;
     }
     for (int l = 0; l < count; l++) {
         const R *s = in + l * dist;
@@ -239,6 +252,18 @@ static void FN(scatter_c)(const VC *x, ptrdiff_t es, ptrdiff_t dist, int count, 
                 memcpy(out + l * dist + blk, &m[l], sizeof m[l]);
         }
         i0 = blocked / 2;
+    } else if (dist == 2 && count == L) {
+        /* adjacent complex transforms: re and im vectors interleaved back */
+        const FN(ivec) iota = IOTA, half = iota >> 1, pick = (iota & 1) * NL;
+        const FN(ivec) lo = half + pick, hi = half + NL / 2 + pick;
+        const V *xv = (const V *)x;
+        for (int i = 0; i < n; i++) {
+            const V re = xv[2 * i] * scale, im = xv[2 * i + 1] * imscale;
+            const V u = __builtin_shuffle(re, im, lo), w = __builtin_shuffle(re, im, hi);
+            memcpy(out + i * es, &u, sizeof u);
+            memcpy(out + i * es + NL, &w, sizeof w);
+        }
+        i0 = n;
     }
     for (int l = 0; l < count; l++) {
         R *d = out + l * dist;
