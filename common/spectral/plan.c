@@ -64,6 +64,26 @@ static const spec_lanes_isa *best_isa(void)
 
 const spec_lanes_isa *spec_lanes_current(void) { return forced_isa ? forced_isa : best_isa(); }
 
+/* The ISA for transforms of n points: lanes times n bounded (2^17 points),
+ * so that one group's scratch stays near the caches and a long transform
+ * does not take wide vectors' worth of memory; narrower ISAs are run by any
+ * CPU that runs a wider one. */
+static const spec_lanes_isa *isa_for(int n, int f32)
+{
+    const spec_lanes_isa *isa = spec_lanes_current();
+#if ORR_X86_64
+    const long limit = 1L << 17;
+    if (isa == &spec_lanes_avx512 && (long)n * (f32 ? isa->lanes_f32 : isa->lanes_f64) > limit)
+        isa = &spec_lanes_avx2;
+    if (isa == &spec_lanes_avx2 && (long)n * (f32 ? isa->lanes_f32 : isa->lanes_f64) > limit)
+        isa = &spec_lanes_sse2;
+#else
+    (void)n;
+    (void)f32;
+#endif
+    return isa;
+}
+
 int spec_lanes_force(const char *name)
 {
     if (!name) {
@@ -226,7 +246,8 @@ orr_status spec_plan_create(const spec_desc *desc, spec_plan **plan, orr_error *
         p->d.out_dist = (ptrdiff_t)spec_out_reals(desc) * p->stride / (is_complex_out(desc->kind) ? 2 : 1);
     const int f32 = desc->precision == SPEC_F32;
     const size_t rs = f32 ? sizeof(float) : sizeof(double);
-    p->isa = spec_lanes_current();
+    const int lane_n = desc->kind == SPEC_FFT2 && desc->n2 > desc->n ? desc->n2 : desc->n;
+    p->isa = isa_for(desc->kind == SPEC_TRIDIAG ? 1 : lane_n, f32);
     p->lanes = f32 ? p->isa->lanes_f32 : p->isa->lanes_f64;
     const int n = desc->n;
     size_t work = 0;   /* bytes per thread */

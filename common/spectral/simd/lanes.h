@@ -39,7 +39,9 @@ typedef struct {
     spec_lanes_f32_fn run_f32;
 } spec_lanes_isa;
 
-#define SPEC_LANES_WORK_REALS(n, lanes) ((12 * (size_t)(n) + 16) * 2 * (size_t)(lanes))
+/* the kernel's buffers: input n + 2, FFT n and scratch n, spectrum
+ * n/2 + 2, output n complex, and n reals, each a vector of lanes */
+#define SPEC_LANES_WORK_REALS(n, lanes) ((10 * (size_t)(n) + 16) * (size_t)(lanes))
 
 extern const spec_lanes_isa spec_lanes_generic;
 extern const spec_lanes_isa spec_lanes_sse2;
