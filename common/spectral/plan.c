@@ -1,14 +1,18 @@
 /* Spectral plans on the CPU: validation of the description, the twiddle
- * tables (long double, rounded once), per-transform scratch, and the batch
- * loop around the kernels of fft_generic.h (built for double and float).
- * Each transform of a batch is gathered into contiguous scratch, computed
- * and scattered, so strides and in-place runs cost one copy each way and
- * never change a result bit. */
+ * tables (long double, rounded once), per-thread scratch, and the batch
+ * loops around the vectorised kernels of simd/lanes.h: the batch is cut into
+ * groups of one vector's lanes of transforms, and threads take contiguous
+ * runs of groups. A transform is computed by the same operations whatever
+ * its lane, group or thread, so results do not depend on the thread count. */
+#include "config.h"
+
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "simd/lanes.h"
 #include "spectral.h"
 
 #define R double
@@ -25,14 +29,87 @@
 #define MAX_LOG2_1D 20
 #define MAX_2D 4096
 
+#define MAX_THREADS 256
+
 struct spec_plan {
     spec_desc d;
     int stride;
     double *tw;       /* e^{-2 pi j k / N}, k < N (the kind's FFT length) */
     double *tw2;      /* 2D: the column length's table */
     double *qt;       /* DCT: e^{-j pi k / (2N)} */
-    void *work;       /* scratch for one transform */
+    float *twf, *tw2f, *qtf;   /* F32 plans: the same tables rounded once to float */
+    const spec_lanes_isa *isa;
+    int lanes;        /* transforms per group: one vector of the precision */
+    int threads;      /* threads that run (at most the batch's work items) */
+    size_t work_bytes;   /* scratch per thread */
+    void *work;       /* threads * work_bytes, 64-byte aligned */
 };
+
+/* ---- the ISA of the lane kernels ---- */
+
+static const spec_lanes_isa *forced_isa;
+
+static const spec_lanes_isa *best_isa(void)
+{
+#if ORR_X86_64
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq"))
+        return &spec_lanes_avx512;
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+        return &spec_lanes_avx2;
+    return &spec_lanes_sse2;
+#else
+    return &spec_lanes_generic;
+#endif
+}
+
+const spec_lanes_isa *spec_lanes_current(void) { return forced_isa ? forced_isa : best_isa(); }
+
+/* The ISA for transforms of n points: lanes times n bounded (2^17 points),
+ * so that one group's scratch stays near the caches and a long transform
+ * does not take wide vectors' worth of memory; narrower ISAs are run by any
+ * CPU that runs a wider one. */
+static const spec_lanes_isa *isa_for(int n, int f32)
+{
+    const spec_lanes_isa *isa = spec_lanes_current();
+#if ORR_X86_64
+    const long limit = 1L << 17;
+    if (isa == &spec_lanes_avx512 && (long)n * (f32 ? isa->lanes_f32 : isa->lanes_f64) > limit)
+        isa = &spec_lanes_avx2;
+    if (isa == &spec_lanes_avx2 && (long)n * (f32 ? isa->lanes_f32 : isa->lanes_f64) > limit)
+        isa = &spec_lanes_sse2;
+#else
+    (void)n;
+    (void)f32;
+#endif
+    return isa;
+}
+
+int spec_lanes_force(const char *name)
+{
+    if (!name) {
+        forced_isa = NULL;
+        return 1;
+    }
+    if (strcmp(name, "generic") == 0) {
+        forced_isa = &spec_lanes_generic;
+        return 1;
+    }
+#if ORR_X86_64
+    const spec_lanes_isa *isa = NULL;
+    if (strcmp(name, "sse2") == 0)
+        isa = &spec_lanes_sse2;
+    else if (strcmp(name, "avx2") == 0 && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+        isa = &spec_lanes_avx2;
+    else if (strcmp(name, "avx512") == 0 && __builtin_cpu_supports("avx512f") &&
+             __builtin_cpu_supports("avx512dq"))
+        isa = &spec_lanes_avx512;
+    if (isa) {
+        forced_isa = isa;
+        return 1;
+    }
+#endif
+    return 0;
+}
 
 static const char *const kind_names[SPEC_KIND_COUNT] = {"c2c",  "r2c", "c2r",  "dct2",   "dct3",
                                                         "dht",  "fft2", "conv2d", "tridiag"};
@@ -140,6 +217,18 @@ static orr_status check_desc(const spec_desc *d, orr_error *err)
     return ORR_OK;
 }
 
+static size_t round64(size_t bytes) { return (bytes + 63) & ~(size_t)63; }
+
+/* A table of count (re, im) pairs rounded once more, to float. */
+static float *float_table(const double *t, long count)
+{
+    float *f = malloc(2 * (size_t)count * sizeof *f);
+    if (f)
+        for (long i = 0; i < 2 * count; i++)
+            f[i] = (float)t[i];
+    return f;
+}
+
 orr_status spec_plan_create(const spec_desc *desc, spec_plan **plan, orr_error *err)
 {
     *plan = NULL;
@@ -155,42 +244,60 @@ orr_status spec_plan_create(const spec_desc *desc, spec_plan **plan, orr_error *
         p->d.in_dist = (ptrdiff_t)spec_in_reals(desc) * p->stride / (is_complex_in(desc->kind) ? 2 : 1);
     if (p->d.out_dist == 0)
         p->d.out_dist = (ptrdiff_t)spec_out_reals(desc) * p->stride / (is_complex_out(desc->kind) ? 2 : 1);
+    const int f32 = desc->precision == SPEC_F32;
+    const size_t rs = f32 ? sizeof(float) : sizeof(double);
+    const int lane_n = desc->kind == SPEC_FFT2 && desc->n2 > desc->n ? desc->n2 : desc->n;
+    p->isa = isa_for(desc->kind == SPEC_TRIDIAG ? 1 : lane_n, f32);
+    p->lanes = f32 ? p->isa->lanes_f32 : p->isa->lanes_f64;
     const int n = desc->n;
-    size_t work = 0;   /* in doubles */
+    size_t work = 0;   /* bytes per thread */
+    int items = desc->batch;   /* what the threads share: groups, images, slices or systems */
     int ok = 1;
     switch (desc->kind) {
     case SPEC_C2C:
-        ok = (p->tw = spec_root_table(n, n, -1)) != NULL;
-        work = 4 * (size_t)n + 8;
-        break;
     case SPEC_R2C:
     case SPEC_C2R:
     case SPEC_DHT:
         ok = (p->tw = spec_root_table(n, n, -1)) != NULL;
-        work = 12 * (size_t)n + 16;   /* see the batch loop's layout */
+        work = SPEC_LANES_WORK_REALS(n, p->lanes) * rs;
+        items = (desc->batch + p->lanes - 1) / p->lanes;
         break;
     case SPEC_DCT2:
     case SPEC_DCT3:
         ok = (p->tw = spec_root_table(n, n, -1)) != NULL && (p->qt = spec_root_table(n, 4 * (long)n, -1)) != NULL;
-        work = 12 * (size_t)n + 16;
+        work = SPEC_LANES_WORK_REALS(n, p->lanes) * rs;
+        items = (desc->batch + p->lanes - 1) / p->lanes;
         break;
     case SPEC_FFT2:
         ok = (p->tw = spec_root_table(desc->n2, desc->n2, -1)) != NULL &&
              (p->tw2 = spec_root_table(n, n, -1)) != NULL;
-        work = 2 * (size_t)n * desc->n2 + 4 * (size_t)(n > desc->n2 ? n : desc->n2);
+        work = SPEC_LANES_WORK_REALS(n > desc->n2 ? n : desc->n2, p->lanes) * rs;
         break;
     case SPEC_CONV2D:
         ok = (p->tw = spec_root_table(n, n, -1)) != NULL;
-        work = 2 * (size_t)n * n + 4 * (size_t)n;
+        /* the padded image, then the lane kernels' scratch */
+        work = round64(2 * (size_t)n * n * rs) + SPEC_LANES_WORK_REALS(n, p->lanes) * rs;
         break;
     case SPEC_TRIDIAG:
-        work = (size_t)n;
+        work = (size_t)n * rs;
         break;
     default:
         break;
     }
+    if (ok && f32) {
+        if (p->tw)
+            ok = (p->twf = float_table(p->tw, desc->kind == SPEC_FFT2 ? desc->n2 : n)) != NULL;
+        if (ok && p->tw2)
+            ok = (p->tw2f = float_table(p->tw2, n)) != NULL;
+        if (ok && p->qt)
+            ok = (p->qtf = float_table(p->qt, n)) != NULL;
+    }
+    p->threads = desc->threads < 1 ? 1 : desc->threads > MAX_THREADS ? MAX_THREADS : desc->threads;
+    if (p->threads > items)
+        p->threads = items;
+    p->work_bytes = round64(work + 64);
     if (ok)
-        ok = (p->work = malloc((work + 8) * sizeof(double))) != NULL;
+        ok = (p->work = aligned_alloc(64, p->work_bytes * p->threads)) != NULL;
     if (!ok) {
         spec_plan_destroy(p);
         return orr_fail(err, ORR_ERR_NOMEM, "out of memory for a spectral plan");
@@ -206,113 +313,153 @@ void spec_plan_destroy(spec_plan *p)
     free(p->tw);
     free(p->tw2);
     free(p->qt);
+    free(p->twf);
+    free(p->tw2f);
+    free(p->qtf);
     free(p->work);
     free(p);
 }
 
 const spec_desc *spec_plan_desc(const spec_plan *p) { return &p->d; }
 
-/* The batch loop, per precision: gather -> kernel -> scatter. */
-#define BATCH_LOOP(R, SUFFIX)                                                                  \
-    static void batch_##SUFFIX(const spec_plan *p, const R *in, R *out)                        \
-    {                                                                                          \
-        const spec_desc *d = &p->d;                                                            \
-        const int n = d->n, st = p->stride;                                                    \
-        const int cin = is_complex_in(d->kind) ? 2 : 1, cout = is_complex_out(d->kind) ? 2 : 1; \
-        const size_t nin = spec_in_reals(d) / cin, nout = spec_out_reals(d) / cout;            \
-        R *w = p->work;                                                                        \
-        for (int t = 0; t < d->batch; t++) {                                                   \
-            const R *src = in + (ptrdiff_t)t * d->in_dist * cin;                               \
-            R *dst = out + (ptrdiff_t)t * d->out_dist * cout;                                  \
-            /* w: the gathered input a (2n + 4 reals), then b: FFT buffer cz and scratch  \
-             * cs (n complex each), spectrum sp (n/2 + 1 complex), outputs (2n reals) */ \
-            R *a = w, *b = w + 2 * (size_t)n + 4;                                              \
-            for (size_t i = 0; i < nin; i++)                                                   \
-                for (int c = 0; c < cin; c++)                                                  \
-                    a[cin * i + c] = src[(size_t)cin * st * i + c];                            \
-            R *res = a;                                                                        \
-            cpx_##SUFFIX *cz = (cpx_##SUFFIX *)b, *cs = cz + n, *sp = cs + n;                  \
-            switch (d->kind) {                                                                 \
-            case SPEC_C2C: {                                                                   \
-                fft_##SUFFIX((cpx_##SUFFIX *)a, cz, n, p->tw, 1, d->inverse ? 1 : -1);         \
-                if (d->inverse)                                                                \
-                    for (int i = 0; i < 2 * n; i++)                                            \
-                        a[i] /= (R)n;                                                          \
-                break;                                                                         \
-            }                                                                                  \
-            case SPEC_R2C: {                                                                   \
-                R *o = (R *)(sp + n / 2 + 1);                                                  \
-                r2c_##SUFFIX(a, (cpx_##SUFFIX *)o, cz, cs, n, p->tw);                           \
-                res = o;                                                                       \
-                break;                                                                         \
-            }                                                                                  \
-            case SPEC_C2R: {                                                                   \
-                R *o = (R *)(sp + n / 2 + 1);                                                  \
-                c2r_##SUFFIX((cpx_##SUFFIX *)a, o, cz, cs, n, p->tw);                           \
-                res = o;                                                                       \
-                break;                                                                         \
-            }                                                                                  \
-            case SPEC_DHT: {                                                                   \
-                R *o = (R *)(sp + n / 2 + 1);                                                  \
-                dht_##SUFFIX(a, o, sp, cz, cs, n, p->tw);                                      \
-                res = o;                                                                       \
-                break;                                                                         \
-            }                                                                                  \
-            case SPEC_DCT2:                                                                    \
-            case SPEC_DCT3: {                                                                  \
-                R *o = (R *)(sp + n / 2 + 1), *v = o + n;                                      \
-                if (d->kind == SPEC_DCT2)                                                      \
-                    dct2_##SUFFIX(a, o, v, sp, cz, cs, n, p->tw, p->qt);                       \
-                else                                                                           \
-                    dct3_##SUFFIX(a, o, v, sp, cz, cs, n, p->tw, p->qt);                       \
-                res = o;                                                                       \
-                break;                                                                         \
-            }                                                                                  \
-            default:                                                                           \
-                break;                                                                         \
-            }                                                                                  \
-            for (size_t i = 0; i < nout; i++)                                                  \
-                for (int c = 0; c < cout; c++)                                                 \
-                    dst[(size_t)cout * st * i + c] = res[cout * i + c];                        \
-        }                                                                                      \
-    }
-BATCH_LOOP(double, f64)
-BATCH_LOOP(float, f32)
+/* ---- threads over the batch ---- */
 
-/* 2D: rows, then columns gathered one at a time. Data are packed
- * (stride 1) N1 x N2 row-major per transform. */
-#define FFT2_LOOP(R, SUFFIX)                                                                   \
-    static void fft2_batch_##SUFFIX(const spec_plan *p, const R *in, R *out)                   \
-    {                                                                                          \
-        const spec_desc *d = &p->d;                                                            \
-        const int n1 = d->n, n2 = d->n2, sign = d->inverse ? 1 : -1;                           \
-        const int longest = n1 > n2 ? n1 : n2;                                                 \
-        cpx_##SUFFIX *img = p->work, *col = img + (size_t)n1 * n2, *scratch = col + longest;  \
-        for (int t = 0; t < d->batch; t++) {                                                   \
-            const R *src = in + (ptrdiff_t)t * d->in_dist * 2;                                 \
-            R *dst = out + (ptrdiff_t)t * d->out_dist * 2;                                     \
-            memcpy(img, src, (size_t)n1 * n2 * sizeof *img);                                   \
-            for (int r = 0; r < n1; r++)                                                       \
-                fft_##SUFFIX(img + (size_t)r * n2, scratch, n2, p->tw, 1, sign);               \
-            for (int c = 0; c < n2; c++) {                                                     \
-                for (int r = 0; r < n1; r++)                                                   \
-                    col[r] = img[(size_t)r * n2 + c];                                          \
-                fft_##SUFFIX(col, scratch, n1, p->tw2, 1, sign);                               \
-                for (int r = 0; r < n1; r++)                                                   \
-                    img[(size_t)r * n2 + c] = col[r];                                          \
-            }                                                                                  \
-            if (d->inverse) {                                                                  \
-                const R scale = (R)1 / ((R)n1 * (R)n2);                                        \
-                for (size_t i = 0; i < (size_t)n1 * n2; i++) {                                 \
-                    img[i].re *= scale;                                                        \
-                    img[i].im *= scale;                                                        \
-                }                                                                              \
-            }                                                                                  \
-            memcpy(dst, img, (size_t)n1 * n2 * sizeof *img);                                   \
-        }                                                                                      \
+typedef struct {
+    const void *in;
+    void *out;
+    const void *shapes;   /* CONV2D */
+    int per_shape;        /* CONV2D: slices per shape function */
+    const void *dl, *d, *du;   /* TRIDIAG */
+} exec_args;
+
+/* Items [begin, end) of a run, with one thread's scratch. */
+typedef void (*range_fn)(const spec_plan *p, const exec_args *a, void *work, int begin, int end);
+
+typedef struct {
+    const spec_plan *p;
+    const exec_args *a;
+    range_fn fn;
+    void *work;
+    int begin, end;
+} worker;
+
+static void *worker_main(void *arg)
+{
+    worker *w = arg;
+    w->fn(w->p, w->a, w->work, w->begin, w->end);
+    return NULL;
+}
+
+/* Contiguous runs of items over the plan's threads (the caller is one);
+ * a thread that cannot be started has its run done by the caller, so the
+ * work and its results are the same either way. */
+static void run_parallel(const spec_plan *p, int items, range_fn fn, const exec_args *a)
+{
+    const int t = p->threads < items ? p->threads : items;
+    if (t <= 1) {
+        fn(p, a, p->work, 0, items);
+        return;
     }
-FFT2_LOOP(double, f64)
-FFT2_LOOP(float, f32)
+    worker w[MAX_THREADS];
+    pthread_t th[MAX_THREADS];
+    int started[MAX_THREADS];
+    for (int i = 0; i < t; i++) {
+        w[i] = (worker){p, a, fn, (char *)p->work + (size_t)i * p->work_bytes,
+                        (int)((long)items * i / t), (int)((long)items * (i + 1) / t)};
+    }
+    for (int i = 1; i < t; i++)
+        started[i] = pthread_create(&th[i], NULL, worker_main, &w[i]) == 0;
+    worker_main(&w[0]);
+    for (int i = 1; i < t; i++) {
+        if (started[i])
+            pthread_join(th[i], NULL);
+        else
+            worker_main(&w[i]);
+    }
+}
+
+static size_t real_size(const spec_plan *p) { return p->d.precision == SPEC_F32 ? sizeof(float) : sizeof(double); }
+
+/* One group of count transforms (in, out: the first one's data). */
+static void run_group(const spec_plan *p, const spec_lanes_job *j, const void *in, void *out,
+                      int count, void *work)
+{
+    if (p->d.precision == SPEC_F32)
+        p->isa->run_f32(j, in, out, count, work);
+    else
+        p->isa->run_f64(j, in, out, count, work);
+}
+
+/* A C2C job on n points, elements stride apart, transforms dist apart. */
+static spec_lanes_job c2c_job(const spec_plan *p, int n, ptrdiff_t stride, ptrdiff_t dist,
+                              int inverse, double scale, int second_table)
+{
+    const int f32 = p->d.precision == SPEC_F32;
+    spec_lanes_job j = {0};
+    j.kind = SPEC_C2C;
+    j.n = n;
+    j.inverse = inverse;
+    j.scale = scale;
+    j.in_stride = j.out_stride = stride;
+    j.in_dist = j.out_dist = dist;
+    j.tw = second_table ? (f32 ? (const void *)p->tw2f : p->tw2) : (f32 ? (const void *)p->twf : p->tw);
+    return j;
+}
+
+static void range_1d(const spec_plan *p, const exec_args *a, void *work, int g0, int g1)
+{
+    const spec_desc *d = &p->d;
+    const int f32 = d->precision == SPEC_F32;
+    spec_lanes_job j = {0};
+    j.kind = d->kind;
+    j.n = d->n;
+    j.inverse = d->inverse;
+    j.scale = d->kind == SPEC_C2C && d->inverse ? 1.0 / d->n : 1.0;
+    j.in_stride = j.out_stride = p->stride;
+    j.in_dist = d->in_dist;
+    j.out_dist = d->out_dist;
+    j.tw = f32 ? (const void *)p->twf : p->tw;
+    j.qt = f32 ? (const void *)p->qtf : p->qt;
+    const size_t in_step = d->in_dist * (is_complex_in(d->kind) ? 2 : 1) * real_size(p);
+    const size_t out_step = d->out_dist * (is_complex_out(d->kind) ? 2 : 1) * real_size(p);
+    for (int g = g0; g < g1; g++) {
+        const int t0 = g * p->lanes;
+        const int count = d->batch - t0 < p->lanes ? d->batch - t0 : p->lanes;
+        run_group(p, &j, (const char *)a->in + t0 * in_step, (char *)a->out + t0 * out_step, count,
+                  work);
+    }
+}
+
+/* Rows [r0, r1) of n-point transforms, rows dist apart, in place or not. */
+static void run_rows(const spec_plan *p, const spec_lanes_job *j, const char *in, char *out,
+                     int r0, int r1, void *work)
+{
+    const size_t row = (size_t)j->in_dist * 2 * real_size(p);
+    for (int r = r0; r < r1; r += p->lanes) {
+        const int count = r1 - r < p->lanes ? r1 - r : p->lanes;
+        run_group(p, j, in + r * row, out + r * row, count, work);
+    }
+}
+
+/* 2D: the rows from in to out, then the columns of out in place, each in
+ * groups of one vector's lanes (adjacent columns are a group). */
+static void range_fft2(const spec_plan *p, const exec_args *a, void *work, int t0, int t1)
+{
+    const spec_desc *d = &p->d;
+    const int n1 = d->n, n2 = d->n2;
+    const size_t cs = 2 * real_size(p);
+    const spec_lanes_job rows = c2c_job(p, n2, 1, n2, d->inverse, d->inverse ? 1.0 / n2 : 1.0, 0);
+    const spec_lanes_job cols = c2c_job(p, n1, n2, 1, d->inverse, d->inverse ? 1.0 / n1 : 1.0, 1);
+    for (int t = t0; t < t1; t++) {
+        const char *src = (const char *)a->in + (size_t)t * d->in_dist * cs;
+        char *dst = (char *)a->out + (size_t)t * d->out_dist * cs;
+        run_rows(p, &rows, src, dst, 0, n1, work);
+        for (int c = 0; c < n2; c += p->lanes) {
+            const int count = n2 - c < p->lanes ? n2 - c : p->lanes;
+            run_group(p, &cols, dst + c * cs, dst + c * cs, count, work);
+        }
+    }
+}
 
 orr_status spec_execute(const spec_plan *p, const void *in, void *out, orr_error *err)
 {
@@ -320,71 +467,66 @@ orr_status spec_execute(const spec_plan *p, const void *in, void *out, orr_error
     if (d->kind == SPEC_CONV2D || d->kind == SPEC_TRIDIAG)
         return orr_fail(err, ORR_ERR_USAGE, "spectral %s: use spec_%s", spec_kind_name(d->kind),
                         spec_kind_name(d->kind));
+    exec_args a = {0};
+    a.in = in;
+    a.out = out;
     if (d->kind == SPEC_FFT2) {
         if (p->stride != 1)
             return orr_fail(err, ORR_ERR_UNSUPPORTED, "spectral fft2: strided data not supported");
-        if (d->precision == SPEC_F64)
-            fft2_batch_f64(p, in, out);
-        else
-            fft2_batch_f32(p, in, out);
+        run_parallel(p, d->batch, range_fft2, &a);
         return ORR_OK;
     }
-    if (d->precision == SPEC_F64)
-        batch_f64(p, in, out);
-    else
-        batch_f32(p, in, out);
+    run_parallel(p, (d->batch + p->lanes - 1) / p->lanes, range_1d, &a);
     return ORR_OK;
 }
 
 /* EDM convolution: pad the M x M modes into mfft x mfft (mode m at index
- * m mod mfft), FFT2, multiply by S, inverse FFT2 (unscaled), crop, scale. */
-#define CONV_LOOP(R, SUFFIX)                                                                   \
-    static void conv_##SUFFIX(const spec_plan *p, const R *slices, const R *shapes,            \
-                              int n_shapes, R *out)                                            \
-    {                                                                                          \
-        const spec_desc *d = &p->d;                                                            \
-        const int nf = d->n, m = d->n2, h = (m - 1) / 2;                                       \
-        const int per_shape = d->batch / n_shapes;                                             \
-        cpx_##SUFFIX *img = p->work, *col = img + (size_t)nf * nf, *scratch = col + nf;        \
-        const R scale = (R)1 / ((R)nf * (R)nf);                                                \
-        for (int t = 0; t < d->batch; t++) {                                                   \
-            const R *x = slices + (size_t)t * 2 * m * m;                                       \
-            const R *shape = shapes + (size_t)(t / per_shape) * nf * nf;                       \
-            memset(img, 0, (size_t)nf * nf * sizeof *img);                                     \
-            for (int a = 0; a < m; a++)                                                        \
-                for (int b = 0; b < m; b++) {                                                  \
-                    const int r = (a - h + nf) % nf, c = (b - h + nf) % nf;                    \
-                    img[(size_t)r * nf + c].re = x[2 * ((size_t)a * m + b)];                   \
-                    img[(size_t)r * nf + c].im = x[2 * ((size_t)a * m + b) + 1];               \
-                }                                                                              \
-            for (int pass = 0; pass < 2; pass++) {                                             \
-                const int sign = pass == 0 ? -1 : 1;                                           \
-                for (int r = 0; r < nf; r++)                                                   \
-                    fft_##SUFFIX(img + (size_t)r * nf, scratch, nf, p->tw, 1, sign);           \
-                for (int c = 0; c < nf; c++) {                                                 \
-                    for (int r = 0; r < nf; r++)                                               \
-                        col[r] = img[(size_t)r * nf + c];                                      \
-                    fft_##SUFFIX(col, scratch, nf, p->tw, 1, sign);                            \
-                    for (int r = 0; r < nf; r++)                                               \
-                        img[(size_t)r * nf + c] = col[r];                                      \
-                }                                                                              \
-                if (pass == 0)                                                                 \
-                    for (size_t i = 0; i < (size_t)nf * nf; i++) {                             \
-                        img[i].re *= shape[i];                                                 \
-                        img[i].im *= shape[i];                                                 \
-                    }                                                                          \
-            }                                                                                  \
-            R *y = out + (size_t)t * 2 * m * m;                                                \
-            for (int a = 0; a < m; a++)                                                        \
-                for (int b = 0; b < m; b++) {                                                  \
-                    const int r = (a - h + nf) % nf, c = (b - h + nf) % nf;                    \
-                    y[2 * ((size_t)a * m + b)] = img[(size_t)r * nf + c].re * scale;           \
-                    y[2 * ((size_t)a * m + b) + 1] = img[(size_t)r * nf + c].im * scale;       \
-                }                                                                              \
-        }                                                                                      \
+ * m mod mfft), FFT2, multiply by S, inverse FFT2, crop, scale. Only the M
+ * rows that hold modes are transformed forward (the others are zero) and
+ * only the M kept rows backward; the column pass does FFT, S and inverse
+ * FFT in one visit of each group of columns. */
+static void range_conv(const spec_plan *p, const exec_args *a, void *work, int t0, int t1)
+{
+    const spec_desc *d = &p->d;
+    const int nf = d->n, m = d->n2, h = (m - 1) / 2;
+    const size_t rs = real_size(p), cs = 2 * rs;
+    char *img = work;
+    void *lw = img + round64((size_t)nf * nf * cs);
+    const spec_lanes_job fwd = c2c_job(p, nf, 1, nf, 0, 1.0, 0);
+    const spec_lanes_job inv = c2c_job(p, nf, 1, nf, 1, 1.0 / ((double)nf * nf), 0);
+    spec_lanes_job cols = c2c_job(p, nf, nf, 1, 0, 1.0, 0);
+    cols.kind = SPEC_CONV2D;
+    cols.shape_stride = nf;
+    for (int t = t0; t < t1; t++) {
+        const char *x = (const char *)a->in + (size_t)t * m * m * cs;
+        const char *shape = (const char *)a->shapes + (size_t)(t / a->per_shape) * nf * nf * rs;
+        char *y = (char *)a->out + (size_t)t * m * m * cs;
+        memset(img, 0, (size_t)nf * nf * cs);
+        /* mode row a - h at row (a - h) mod nf; in it, modes b >= h at columns
+         * 0.., modes b < h at nf - h.. */
+        for (int r = 0; r < m; r++) {
+            char *row = img + (size_t)((r - h + nf) % nf) * nf * cs;
+            const char *xr = x + (size_t)r * m * cs;
+            memcpy(row, xr + h * cs, (size_t)(m - h) * cs);
+            memcpy(row + (size_t)(nf - h) * cs, xr, (size_t)h * cs);
+        }
+        run_rows(p, &fwd, img, img, 0, h + 1, lw);
+        run_rows(p, &fwd, img, img, nf - h, nf, lw);
+        for (int c = 0; c < nf; c += p->lanes) {
+            const int count = nf - c < p->lanes ? nf - c : p->lanes;
+            cols.shape = shape + c * rs;
+            run_group(p, &cols, img + c * cs, img + c * cs, count, lw);
+        }
+        run_rows(p, &inv, img, img, 0, h + 1, lw);
+        run_rows(p, &inv, img, img, nf - h, nf, lw);
+        for (int r = 0; r < m; r++) {
+            const char *row = img + (size_t)((r - h + nf) % nf) * nf * cs;
+            char *yr = y + (size_t)r * m * cs;
+            memcpy(yr + h * cs, row, (size_t)(m - h) * cs);
+            memcpy(yr, row + (size_t)(nf - h) * cs, (size_t)h * cs);
+        }
     }
-CONV_LOOP(double, f64)
-CONV_LOOP(float, f32)
+}
 
 orr_status spec_conv2d(const spec_plan *p, const void *slices, const void *shapes, int n_shapes,
                        void *out, orr_error *err)
@@ -397,11 +539,27 @@ orr_status spec_conv2d(const spec_plan *p, const void *slices, const void *shape
                         "spectral conv2d: %d shape functions for %d slices (1, or a divisor: one "
                         "per group of consecutive slices)",
                         n_shapes, d->batch);
-    if (d->precision == SPEC_F64)
-        conv_f64(p, slices, shapes, n_shapes, out);
-    else
-        conv_f32(p, slices, shapes, n_shapes, out);
+    exec_args a = {0};
+    a.in = slices;
+    a.out = out;
+    a.shapes = shapes;
+    a.per_shape = d->batch / n_shapes;
+    run_parallel(p, d->batch, range_conv, &a);
     return ORR_OK;
+}
+
+static void range_tridiag(const spec_plan *p, const exec_args *a, void *work, int s0, int s1)
+{
+    const int n = p->d.n;
+    for (int s = s0; s < s1; s++) {
+        const size_t o = (size_t)s * n;
+        if (p->d.precision == SPEC_F64)
+            thomas_f64((const double *)a->dl + o, (const double *)a->d + o, (const double *)a->du + o,
+                       (double *)a->out + o, work, n);
+        else
+            thomas_f32((const float *)a->dl + o, (const float *)a->d + o, (const float *)a->du + o,
+                       (float *)a->out + o, work, n);
+    }
 }
 
 orr_status spec_tridiag(const spec_plan *p, const void *dl, const void *d, const void *du,
@@ -411,16 +569,12 @@ orr_status spec_tridiag(const spec_plan *p, const void *dl, const void *d, const
     if (ds->kind != SPEC_TRIDIAG)
         return orr_fail(err, ORR_ERR_USAGE, "spec_tridiag: the plan is for %s",
                         spec_kind_name(ds->kind));
-    const int n = ds->n;
-    for (int s = 0; s < ds->batch; s++) {
-        const size_t o = (size_t)s * n;
-        if (ds->precision == SPEC_F64)
-            thomas_f64((const double *)dl + o, (const double *)d + o, (const double *)du + o,
-                       (double *)rhs + o, p->work, n);
-        else
-            thomas_f32((const float *)dl + o, (const float *)d + o, (const float *)du + o,
-                       (float *)rhs + o, p->work, n);
-    }
+    exec_args a = {0};
+    a.out = rhs;
+    a.dl = dl;
+    a.d = d;
+    a.du = du;
+    run_parallel(p, ds->batch, range_tridiag, &a);
     return ORR_OK;
 }
 

@@ -44,6 +44,7 @@ typedef struct {
     int inverse;      /* C2C and 2D: the inverse transform (with 1/N) */
     int stride;       /* between elements of one transform; 0 means 1 */
     ptrdiff_t in_dist, out_dist;   /* between transforms; 0: packed */
+    int threads;      /* CPU threads over the batch; 0 or 1: one. Results do not depend on it */
 } spec_desc;
 
 typedef struct spec_plan spec_plan;

@@ -15,6 +15,7 @@
 
 #include "config.h"
 #include "io/io.h"
+#include "spectral/simd/lanes.h"
 #include "spectral/spectral.h"
 #if HAVE_FFTW3
 #include <fftw3.h>
@@ -76,12 +77,12 @@ static void reference(spec_kind k, int n, int inverse, const double *in, double 
     }
 }
 
-/* One kind, size, precision, stride: a batch of 3 against the reference;
+/* One kind, size, precision, stride: a batch against the reference;
  * returns the worst relative error over eps log2 N. */
-static double check_1d(spec_kind kind, int n, spec_precision prec, int stride, int inverse,
-                       int in_place)
+static double check_1d_batch(spec_kind kind, int n, spec_precision prec, int stride, int inverse,
+                             int in_place, int batch, int threads)
 {
-    spec_desc d = {kind, prec, n, 0, 3, inverse, stride, 0, 0};
+    spec_desc d = {kind, prec, n, 0, batch, inverse, stride, 0, 0, threads};
     spec_plan *plan;
     orr_error err;
     if (spec_plan_create(&d, &plan, &err) != ORR_OK) {
@@ -144,6 +145,12 @@ static double check_1d(spec_kind kind, int n, spec_precision prec, int stride, i
     return worst;
 }
 
+static double check_1d(spec_kind kind, int n, spec_precision prec, int stride, int inverse,
+                       int in_place)
+{
+    return check_1d_batch(kind, n, prec, stride, inverse, in_place, 3, 0);
+}
+
 static void run_kind(spec_kind kind, int inverse)
 {
     static const int sizes[] = {4, 8, 16, 32, 64, 128, 256, 512, 1024, 4096};
@@ -179,11 +186,11 @@ static void test_identities(void)
     const int n = 1024;
     orr_error err;
     spec_plan *fwd, *inv, *dht, *r2c, *c2r, *d2, *d3;
-    spec_desc d = {SPEC_C2C, SPEC_F64, n, 0, 4, 0, 1, 0, 0};
+    spec_desc d = {SPEC_C2C, SPEC_F64, n, 0, 4, 0, 1, 0, 0, 0};
     CU_ASSERT_FATAL(spec_plan_create(&d, &fwd, &err) == ORR_OK);
     d.inverse = 1;
     CU_ASSERT_FATAL(spec_plan_create(&d, &inv, &err) == ORR_OK);
-    spec_desc h = {SPEC_DHT, SPEC_F64, n, 0, 1, 0, 1, 0, 0};
+    spec_desc h = {SPEC_DHT, SPEC_F64, n, 0, 1, 0, 1, 0, 0, 0};
     CU_ASSERT_FATAL(spec_plan_create(&h, &dht, &err) == ORR_OK);
     h.kind = SPEC_R2C;
     CU_ASSERT_FATAL(spec_plan_create(&h, &r2c, &err) == ORR_OK);
@@ -270,7 +277,7 @@ static void test_fft2(void)
         for (size_t s = 0; s < sizeof dims / sizeof *dims; s++)
             for (int inverse = 0; inverse < 2; inverse++) {
                 const int n1 = dims[s][0], n2 = dims[s][1];
-                spec_desc d = {SPEC_FFT2, (spec_precision)p, n1, n2, 2, inverse, 1, 0, 0};
+                spec_desc d = {SPEC_FFT2, (spec_precision)p, n1, n2, 2, inverse, 1, 0, 0, 0};
                 spec_plan *plan;
                 orr_error err;
                 CU_ASSERT_FATAL(spec_plan_create(&d, &plan, &err) == ORR_OK);
@@ -310,7 +317,7 @@ static void test_conv2d(void)
     for (int p = 0; p < 2; p++)
         for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
             const int nf = sizes[s][0], m = sizes[s][1], batch = 4;
-            spec_desc d = {SPEC_CONV2D, (spec_precision)p, nf, m, batch, 0, 1, 0, 0};
+            spec_desc d = {SPEC_CONV2D, (spec_precision)p, nf, m, batch, 0, 1, 0, 0, 0};
             spec_plan *plan;
             orr_error err;
             CU_ASSERT_FATAL(spec_plan_create(&d, &plan, &err) == ORR_OK);
@@ -360,7 +367,7 @@ static void test_tridiag(void)
     for (int p = 0; p < 2; p++)
         for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
             const int n = sizes[s], batch = 5;
-            spec_desc desc = {SPEC_TRIDIAG, (spec_precision)p, n, 0, batch, 0, 1, 0, 0};
+            spec_desc desc = {SPEC_TRIDIAG, (spec_precision)p, n, 0, batch, 0, 1, 0, 0, 0};
             spec_plan *plan;
             orr_error err;
             CU_ASSERT_FATAL(spec_plan_create(&desc, &plan, &err) == ORR_OK);
@@ -422,7 +429,7 @@ static void test_pack_layouts(void)
     static const spec_kind kinds[] = {SPEC_C2C, SPEC_R2C, SPEC_C2R, SPEC_DCT2, SPEC_DHT};
     for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
         const int n = 64, batch = 5, stride = 3;
-        spec_desc strided = {kinds[k], SPEC_F64, n, 0, batch, 0, stride, 0, 0};
+        spec_desc strided = {kinds[k], SPEC_F64, n, 0, batch, 0, stride, 0, 0, 0};
         strided.in_dist = (ptrdiff_t)stride * n + 7;
         strided.out_dist = (ptrdiff_t)stride * n + 11;
         spec_desc packed = strided;
@@ -462,13 +469,13 @@ static void test_bad_plans(void)
 {
     orr_error err;
     spec_plan *p;
-    spec_desc d = {SPEC_C2C, SPEC_F64, 12, 0, 1, 0, 1, 0, 0};
+    spec_desc d = {SPEC_C2C, SPEC_F64, 12, 0, 1, 0, 1, 0, 0, 0};
     CU_ASSERT(spec_plan_create(&d, &p, &err) == ORR_ERR_UNSUPPORTED);
     CU_ASSERT(strstr(err.message, "power of two") != NULL);
     d.n = 16;
     d.batch = 0;
     CU_ASSERT(spec_plan_create(&d, &p, &err) == ORR_ERR_USAGE);
-    spec_desc c = {SPEC_CONV2D, SPEC_F64, 16, 9, 1, 0, 1, 0, 0};
+    spec_desc c = {SPEC_CONV2D, SPEC_F64, 16, 9, 1, 0, 1, 0, 0, 0};
     CU_ASSERT(spec_plan_create(&c, &p, &err) == ORR_ERR_USAGE);   /* 2M - 1 > mfft */
     c.n2 = 8;
     CU_ASSERT(spec_plan_create(&c, &p, &err) == ORR_ERR_USAGE);   /* M even */
@@ -546,6 +553,115 @@ static void test_npy_command(void)
     free(want);
 }
 
+/* Every lane-kernel ISA this CPU runs, forced in turn: each 1D kind in
+ * both precisions against the reference, with batches that fill whole
+ * groups of lanes (the register-transpose gathers) and leave the last group
+ * partly empty, contiguous, strided and in place; and the 2D FFT and the
+ * convolution. */
+static void test_isa_paths(void)
+{
+    static const char *const isas[] = {"generic", "sse2", "avx2", "avx512"};
+    static const struct {
+        spec_kind kind;
+        int inverse;
+    } kinds[] = {{SPEC_C2C, 0}, {SPEC_C2C, 1}, {SPEC_R2C, 0}, {SPEC_C2R, 0},
+                 {SPEC_DCT2, 0}, {SPEC_DCT3, 0}, {SPEC_DHT, 0}};
+    static const struct {
+        int n, batch;
+    } sizes[] = {{4, 37}, {8, 37}, {32, 37}, {256, 21}, {1024, 17}};
+    int ran = 0;
+    for (size_t i = 0; i < sizeof isas / sizeof *isas; i++) {
+        if (!spec_lanes_force(isas[i]))
+            continue;
+        ran++;
+        for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++)
+            for (int p = 0; p < 2; p++)
+                for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++)
+                    for (int variant = 0; variant < 3; variant++) {
+                        const spec_kind kind = kinds[k].kind;
+                        const int n = sizes[s].n, stride = variant == 1 ? 3 : 1;
+                        const int in_place = variant == 2 && kind != SPEC_R2C && kind != SPEC_C2R;
+                        if (variant > 0 && n > 256)
+                            continue;
+                        const double e = check_1d_batch(kind, n, (spec_precision)p, stride,
+                                                        kinds[k].inverse, in_place,
+                                                        sizes[s].batch, 1 + variant);
+                        CU_ASSERT(e <= 10.0);
+                        if (!(e <= 10.0))
+                            printf("\n  %s: %s%s n=%d %s stride %d%s: error %.2f eps log2 N", isas[i],
+                                   spec_kind_name(kind), kinds[k].inverse ? " inverse" : "", n,
+                                   p ? "f32" : "f64", stride, in_place ? " in place" : "", e);
+                    }
+        /* the 2D FFT and the convolution gather rows and adjacent columns */
+        test_fft2();
+        test_conv2d();
+    }
+    spec_lanes_force(NULL);
+    CU_ASSERT(ran >= 1);
+    printf(" [%d ISA paths, best %s] ", ran, spec_lanes_current()->name);
+}
+
+/* One plan's output for threads = 1, 2, 3 (and 0): bit for bit the same. */
+static void same_bits_over_threads(spec_desc d, size_t in_reals, size_t out_reals, int shapes)
+{
+    const size_t es = d.precision == SPEC_F32 ? sizeof(float) : sizeof(double);
+    void *in = alloc_reals(d.precision, in_reals), *first = alloc_reals(d.precision, out_reals),
+         *out = alloc_reals(d.precision, out_reals);
+    void *s = alloc_reals(d.precision, (size_t)d.n * d.n * (shapes ? shapes : 1));
+    void *dl = alloc_reals(d.precision, in_reals), *dd = alloc_reals(d.precision, in_reals);
+    for (size_t i = 0; i < in_reals; i++) {
+        store(d.precision, in, i, uniform());
+        store(d.precision, dl, i, uniform());
+        store(d.precision, dd, i, 4 + uniform());
+    }
+    for (size_t i = 0; i < (size_t)d.n * d.n * (shapes ? shapes : 1); i++)
+        store(d.precision, s, i, uniform());
+    static const int threads[] = {1, 2, 3, 0};
+    for (size_t t = 0; t < sizeof threads / sizeof *threads; t++) {
+        d.threads = threads[t];
+        spec_plan *plan;
+        orr_error err;
+        CU_ASSERT_FATAL(spec_plan_create(&d, &plan, &err) == ORR_OK);
+        poison(d.precision, out, out_reals);
+        spec_buffers b = {.in = in, .out = out, .shapes = s, .n_shapes = shapes,
+                          .dl = dl, .d = dd, .du = dl};
+        if (d.kind == SPEC_TRIDIAG)
+            memcpy(out, in, out_reals * es);
+        CU_ASSERT(spec_run(plan, &b, &err) == ORR_OK);
+        if (t == 0)
+            memcpy(first, out, out_reals * es);
+        else if (memcmp(first, out, out_reals * es) != 0) {
+            CU_FAIL("results differ between thread counts");
+            printf("\n  %s: %d threads differ from 1", spec_kind_name(d.kind), threads[t]);
+        }
+        spec_plan_destroy(plan);
+    }
+    free(in);
+    free(first);
+    free(out);
+    free(s);
+    free(dl);
+    free(dd);
+}
+
+static void test_threads(void)
+{
+    for (int p = 0; p < 2; p++) {
+        const spec_precision pr = (spec_precision)p;
+        static const spec_kind kinds[] = {SPEC_C2C, SPEC_R2C, SPEC_C2R, SPEC_DCT2, SPEC_DCT3, SPEC_DHT};
+        for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
+            spec_desc d = {kinds[k], pr, 64, 0, 53, 0, 1, 0, 0, 0};
+            same_bits_over_threads(d, spec_in_reals(&d) * d.batch, spec_out_reals(&d) * d.batch, 0);
+        }
+        spec_desc f = {SPEC_FFT2, pr, 32, 16, 5, 1, 1, 0, 0, 0};
+        same_bits_over_threads(f, spec_in_reals(&f) * f.batch, spec_out_reals(&f) * f.batch, 0);
+        spec_desc c = {SPEC_CONV2D, pr, 32, 15, 6, 0, 1, 0, 0, 0};
+        same_bits_over_threads(c, spec_in_reals(&c) * c.batch, spec_out_reals(&c) * c.batch, 3);
+        spec_desc t = {SPEC_TRIDIAG, pr, 100, 0, 7, 0, 1, 0, 0, 0};
+        same_bits_over_threads(t, (size_t)t.n * t.batch, (size_t)t.n * t.batch, 0);
+    }
+}
+
 #if HAVE_FFTW3
 /* FFTW (double) as an independent reference for c2c and r2c at large N. */
 static void test_against_fftw(void)
@@ -561,7 +677,7 @@ static void test_against_fftw(void)
             x[2 * i + 1] = fi[i][1] = uniform();
         }
         fftw_execute(fp);
-        spec_desc d = {SPEC_C2C, SPEC_F64, n, 0, 1, 0, 1, 0, 0};
+        spec_desc d = {SPEC_C2C, SPEC_F64, n, 0, 1, 0, 1, 0, 0, 0};
         spec_plan *plan;
         orr_error err;
         CU_ASSERT_FATAL(spec_plan_create(&d, &plan, &err) == ORR_OK);
@@ -601,6 +717,8 @@ int main(void)
     CU_add_test(s, "strided batches packed for devices", test_pack_layouts);
     CU_add_test(s, "unsupported and invalid plans", test_bad_plans);
     CU_add_test(s, "spectral subcommand: .npy in and out, errors", test_npy_command);
+    CU_add_test(s, "every lane-kernel ISA, full and partial groups", test_isa_paths);
+    CU_add_test(s, "thread counts 1, 2, 3 give the same bits", test_threads);
 #if HAVE_FFTW3
     CU_add_test(s, "complex FFT against FFTW", test_against_fftw);
 #endif
