@@ -9,9 +9,9 @@
  * Some drivers spin in clFinish. So the host flushes a launch, sleeps for
  * most of the time the last launches say it takes, and only then waits. */
 #include "opencl_backend.h"
+#include "cl_util.h"
+#include "spectral_host.h"
 
-#define CL_TARGET_OPENCL_VERSION 120
-#include <CL/cl.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,56 +70,8 @@ typedef struct {
     orr_backend_request request;
     int paced_streams;
     orr_gpu_pacer pacer;
+    ocl_spectral *spectral;                   /* spectral kernels (spectral_host.c) */
 } ocl_ctx;
-
-static const char *cl_error_name(cl_int e)
-{
-    static const struct {
-        cl_int code;
-        const char *name;
-    } names[] = {
-        {CL_DEVICE_NOT_FOUND, "CL_DEVICE_NOT_FOUND"},
-        {CL_DEVICE_NOT_AVAILABLE, "CL_DEVICE_NOT_AVAILABLE"},
-        {CL_COMPILER_NOT_AVAILABLE, "CL_COMPILER_NOT_AVAILABLE"},
-        {CL_MEM_OBJECT_ALLOCATION_FAILURE, "CL_MEM_OBJECT_ALLOCATION_FAILURE"},
-        {CL_OUT_OF_RESOURCES, "CL_OUT_OF_RESOURCES"},
-        {CL_OUT_OF_HOST_MEMORY, "CL_OUT_OF_HOST_MEMORY"},
-        {CL_BUILD_PROGRAM_FAILURE, "CL_BUILD_PROGRAM_FAILURE"},
-        {CL_INVALID_VALUE, "CL_INVALID_VALUE"},
-        {CL_INVALID_PLATFORM, "CL_INVALID_PLATFORM"},
-        {CL_INVALID_DEVICE, "CL_INVALID_DEVICE"},
-        {CL_INVALID_CONTEXT, "CL_INVALID_CONTEXT"},
-        {CL_INVALID_COMMAND_QUEUE, "CL_INVALID_COMMAND_QUEUE"},
-        {CL_INVALID_MEM_OBJECT, "CL_INVALID_MEM_OBJECT"},
-        {CL_INVALID_BUILD_OPTIONS, "CL_INVALID_BUILD_OPTIONS"},
-        {CL_INVALID_PROGRAM_EXECUTABLE, "CL_INVALID_PROGRAM_EXECUTABLE"},
-        {CL_INVALID_KERNEL_NAME, "CL_INVALID_KERNEL_NAME"},
-        {CL_INVALID_KERNEL_ARGS, "CL_INVALID_KERNEL_ARGS"},
-        {CL_INVALID_ARG_INDEX, "CL_INVALID_ARG_INDEX"},
-        {CL_INVALID_ARG_SIZE, "CL_INVALID_ARG_SIZE"},
-        {CL_INVALID_WORK_GROUP_SIZE, "CL_INVALID_WORK_GROUP_SIZE"},
-        {CL_INVALID_WORK_ITEM_SIZE, "CL_INVALID_WORK_ITEM_SIZE"},
-        {CL_INVALID_GLOBAL_WORK_SIZE, "CL_INVALID_GLOBAL_WORK_SIZE"},
-        {CL_INVALID_BUFFER_SIZE, "CL_INVALID_BUFFER_SIZE"},
-        {CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST, "CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST"},
-    };
-    for (size_t i = 0; i < ORR_ARRAY_LEN(names); i++)
-        if (names[i].code == e)
-            return names[i].name;
-    return "OpenCL error";
-}
-
-static orr_status cl_fail(orr_error *err, cl_int e, const char *what)
-{
-    return orr_fail(err, ORR_ERR_DEVICE, "OpenCL: %s: %s (%d)", what, cl_error_name(e), (int)e);
-}
-
-#define CL_TRY(call, what)                                                                    \
-    do {                                                                                      \
-        cl_int e_ = (call);                                                                   \
-        if (e_ != CL_SUCCESS)                                                                 \
-            return cl_fail(err, e_, what);                                                    \
-    } while (0)
 
 /* ---- devices ---- */
 
@@ -247,22 +199,6 @@ static orr_status choose_device(const orr_backend_request *req, device_info *cho
 
 /* ---- kernels ---- */
 
-static void print_build_log(cl_program prog, cl_device_id dev)
-{
-    size_t size = 0;
-    if (clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, 0, NULL, &size) != CL_SUCCESS ||
-        size == 0)
-        return;
-    char *log = malloc(size + 1);
-    if (!log)
-        return;
-    if (clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, size, log, NULL) == CL_SUCCESS) {
-        log[size] = '\0';
-        orr_log("OpenCL build log:\n%s", log);
-    }
-    free(log);
-}
-
 static orr_status set_args(cl_kernel k, orr_error *err, int n, const size_t *sizes,
                            const void *const *values)
 {
@@ -335,7 +271,7 @@ static orr_status kernels_for(ocl_ctx *c, int n_streams, ocl_kernels **out, orr_
         CL_TRY(e, "creating the kernel program");
         e = clBuildProgram(k->program, 1, &c->device, options, NULL, NULL);
         if (e != CL_SUCCESS) {
-            print_build_log(k->program, c->device);
+            ocl_print_build_log(k->program, c->device);
             return cl_fail(err, e, "building the kernels (build log above)");
         }
         k->integral = clCreateKernel(k->program, "integral_chunks", &e);
@@ -370,33 +306,6 @@ static orr_status kernels_for(ocl_ctx *c, int n_streams, ocl_kernels **out, orr_
     }
     *out = k;
     return ORR_OK;
-}
-
-/* Wait for `done` without busy-waiting, even on drivers whose clFinish
- * spins: sleep through most of the time the last launches say it takes,
- * then look every 0.2 ms. */
-static cl_int wait_sleeping(ocl_ctx *c, cl_event done, double expected_s)
-{
-    cl_int e = clFlush(c->queue);
-    if (e != CL_SUCCESS)
-        return e;
-    if (expected_s > 0.001) {
-        const double nap = 0.9 * expected_s;
-        struct timespec ts = {(time_t)nap, (long)((nap - (double)(time_t)nap) * 1e9)};
-        nanosleep(&ts, NULL);
-    }
-    for (;;) {
-        cl_int status = CL_QUEUED;
-        e = clGetEventInfo(done, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, NULL);
-        if (e != CL_SUCCESS)
-            return e;
-        if (status < 0)
-            return status;   /* the command failed: its error code */
-        if (status == CL_COMPLETE)
-            return CL_SUCCESS;
-        const struct timespec poll = {0, 200000};
-        nanosleep(&poll, NULL);
-    }
 }
 
 static orr_status upload_model(ocl_ctx *c, const sep_model_consts *mc, orr_error *err)
@@ -538,7 +447,7 @@ static orr_status launch_chunks(ocl_ctx *c, ocl_kernels *k, int area, int first,
         e = clEnqueueReadBuffer(c->queue, c->out, CL_FALSE, 0, (size_t)count * sizeof *out, out,
                                 0, NULL, &read);
     if (e == CL_SUCCESS)
-        e = wait_sleeping(c, read, orr_gpu_pacer_expected_s(&c->pacer, count));
+        e = ocl_wait_sleeping(c->queue, read, orr_gpu_pacer_expected_s(&c->pacer, count));
     if (read)
         clReleaseEvent(read);
     orr_runtime_end_critical();
@@ -639,12 +548,22 @@ static orr_status ocl_star_probs(orr_backend *be, const sep_model_consts *mc, co
     return ORR_OK;
 }
 
+/* Spectral kernels: their program is built on the first call, so
+ * separation runs never pay for it. */
+static orr_status ocl_spec_run(orr_backend *be, const spec_desc *desc, const spec_buffers *b,
+                               orr_error *err)
+{
+    ocl_ctx *c = be->ctx;
+    return ocl_spectral_run(c->spectral, desc, b, err);
+}
+
 static void ocl_close(orr_backend *be)
 {
     ocl_ctx *c = be->ctx;
     if (!c)
         return;
     orr_gpu_pacer_report(&c->pacer, "OpenCL");
+    ocl_spectral_free(c->spectral);
     free_tables(c);
     release(&c->out);
     release(&c->mc);
@@ -689,6 +608,9 @@ static orr_status open_device(ocl_ctx *c, orr_error *err)
     CL_TRY(e, "creating a context");
     c->queue = clCreateCommandQueue(c->context, c->device, 0, &e);
     CL_TRY(e, "creating a command queue");
+    c->spectral = ocl_spectral_new(c->context, c->device, c->queue);
+    if (!c->spectral)
+        return orr_fail(err, ORR_ERR_NOMEM, "out of memory");
     c->mc = new_buffer(c, NULL, sizeof(sep_model_consts), &e);
     CL_TRY(e, "allocating the model constants");
     const size_t nodes = (size_t)STAR_CAPACITY * SEP_MAX_CONVOLVE * sizeof(double);
@@ -762,6 +684,7 @@ orr_status orr_open_opencl_backend(const orr_backend_request *req, orr_backend *
     be->variant = variant;
     be->sep_integral_chunks = ocl_integral_chunks;
     be->sep_star_probs = ocl_star_probs;
+    be->spec_run = ocl_spec_run;
     /* Enough chunks per call to fill the device many times over. */
     be->min_batch = 4 * c->compute_units * 16;
     orr_log("OpenCL backend: %s (%s, %s, %u compute units%s), %s, driver %s", dev.name, dev.vendor,

@@ -9,7 +9,12 @@
 #  3. a run killed after its first checkpoint and restarted prints the same
 #     tags as an uninterrupted run;
 #  4. a kernel build that fails prints the compiler's log, naming
-#     kernels.cl and the line, and no result.
+#     kernels.cl and the line, and no result;
+#  5. `orrery_opencl selftest`: every device spectral case PASS (exit 0, no
+#     FAIL, no SKIP line);
+#  6. `spectral --op ...` .npy round trips on the device against the same
+#     app's CPU kernels (--cpu), with local memory capped so the four-step
+#     C2C a GPU takes at N = 4096 runs too (.npy files written by perl).
 # Skipped (exit 77) when no OpenCL device is found.
 # Environment: ORR_OPENCL_APP (app_opencl/orrery_opencl), ORR_DATA, ORR_TEST_CASES
 # (the test_cases binary), ORR_APP_ARGS.
@@ -91,4 +96,62 @@ else
     echo "FAIL: exit $rc; $(tail -3 "$work/buildfail.txt")"
     failed=1
 fi
+echo "== 5. spectral self-test on the device"
+# shellcheck disable=SC2086
+"$app" selftest $extra >"$work/selftest.txt" 2>&1
+rc=$?
+if [ $rc -eq 0 ] && grep -q "^on the device" "$work/selftest.txt" &&
+    ! grep -q "^FAIL\|^SKIP" "$work/selftest.txt"; then
+    echo "PASS: $(tail -1 "$work/selftest.txt")"
+else
+    echo "FAIL: exit $rc"
+    grep -v "^PASS" "$work/selftest.txt"
+    failed=1
+fi
+
+echo "== 6. .npy round trips, device against CPU"
+# write_npy FILE DESCR ROWS COLS VALUES_PER_ITEM: uniform random values
+write_npy() {
+    perl -e '
+        my ($path, $descr, $rows, $cols, $per) = @ARGV;
+        my $h = "{\x27descr\x27: \x27$descr\x27, \x27fortran_order\x27: False, \x27shape\x27: ($rows, $cols), }";
+        $h .= " " while (10 + length($h) + 1) % 64;
+        my $fmt = $descr eq "<c8" || $descr eq "<f4" ? "f<" : "d<";
+        open(my $f, ">:raw", $path) or die;
+        print $f "\x93NUMPY\x01\x00", pack("v", length($h) + 1), $h, "\n";
+        print $f pack($fmt, rand(2) - 1) for 1 .. $rows * $cols * $per;
+        close $f;' "$@"
+}
+# rel_l2 A.npy B.npy FMT: relative L2 difference of two .npy data parts
+rel_l2() {
+    perl -e '
+        sub data { open(my $f, "<:raw", $_[0]) or die; local $/; my $b = <$f>;
+                   my $hl = unpack("v", substr($b, 8, 2)); return substr($b, 10 + $hl); }
+        my @a = unpack("$ARGV[2]*", data($ARGV[0])); my @b = unpack("$ARGV[2]*", data($ARGV[1]));
+        die "sizes differ\n" if @a != @b;
+        my ($n, $d) = (0, 0);
+        for my $i (0 .. $#a) { $n += ($a[$i] - $b[$i]) ** 2; $d += $b[$i] ** 2; }
+        printf "%.3g\n", sqrt($n / ($d || 1));' "$@"
+}
+round_trip() {   # OP DESCR ROWS COLS PER FMT LIMIT
+    local op=$1 descr=$2 rows=$3 cols=$4 per=$5 fmt=$6 limit=$7
+    write_npy "$work/in.npy" "$descr" "$rows" "$cols" "$per"
+    # shellcheck disable=SC2086
+    if ORR_OPENCL_SPECTRAL_LOCAL=32768 "$app" spectral --op $op "$work/in.npy" "$work/dev.npy" \
+        $extra 2>"$work/rt.txt" &&
+        "$app" spectral --cpu --op $op "$work/in.npy" "$work/cpu.npy" 2>>"$work/rt.txt"; then
+        e=$(rel_l2 "$work/dev.npy" "$work/cpu.npy" "$fmt")
+        if perl -e "exit !($e <= $limit)"; then
+            echo "PASS: $op $descr ($rows, $cols): relative L2 difference $e"
+            return
+        fi
+        echo "FAIL: $op $descr ($rows, $cols): relative L2 difference $e (limit $limit)"
+    else
+        echo "FAIL: $op $descr ($rows, $cols): $(tail -2 "$work/rt.txt")"
+    fi
+    failed=1
+}
+round_trip c2c "<c16" 5 4096 2 "d<" 1e-14
+round_trip r2c "<f4" 7 256 1 "f<" 1e-5
+round_trip dct2 "<f8" 3 1024 1 "d<" 1e-14
 exit $failed

@@ -1,0 +1,93 @@
+/* OpenCL helpers shared by the backend's parts (separation and spectral
+ * kernels) and the OpenCL benchmark: error names, the failure message,
+ * the build log, and a wait that sleeps instead of spinning. */
+#include "cl_util.h"
+
+#include <stdlib.h>
+#include <time.h>
+
+const char *cl_error_name(cl_int e)
+{
+    static const struct {
+        cl_int code;
+        const char *name;
+    } names[] = {
+        {CL_DEVICE_NOT_FOUND, "CL_DEVICE_NOT_FOUND"},
+        {CL_DEVICE_NOT_AVAILABLE, "CL_DEVICE_NOT_AVAILABLE"},
+        {CL_COMPILER_NOT_AVAILABLE, "CL_COMPILER_NOT_AVAILABLE"},
+        {CL_MEM_OBJECT_ALLOCATION_FAILURE, "CL_MEM_OBJECT_ALLOCATION_FAILURE"},
+        {CL_OUT_OF_RESOURCES, "CL_OUT_OF_RESOURCES"},
+        {CL_OUT_OF_HOST_MEMORY, "CL_OUT_OF_HOST_MEMORY"},
+        {CL_BUILD_PROGRAM_FAILURE, "CL_BUILD_PROGRAM_FAILURE"},
+        {CL_INVALID_VALUE, "CL_INVALID_VALUE"},
+        {CL_INVALID_PLATFORM, "CL_INVALID_PLATFORM"},
+        {CL_INVALID_DEVICE, "CL_INVALID_DEVICE"},
+        {CL_INVALID_CONTEXT, "CL_INVALID_CONTEXT"},
+        {CL_INVALID_COMMAND_QUEUE, "CL_INVALID_COMMAND_QUEUE"},
+        {CL_INVALID_MEM_OBJECT, "CL_INVALID_MEM_OBJECT"},
+        {CL_INVALID_BUILD_OPTIONS, "CL_INVALID_BUILD_OPTIONS"},
+        {CL_INVALID_PROGRAM_EXECUTABLE, "CL_INVALID_PROGRAM_EXECUTABLE"},
+        {CL_INVALID_KERNEL_NAME, "CL_INVALID_KERNEL_NAME"},
+        {CL_INVALID_KERNEL_ARGS, "CL_INVALID_KERNEL_ARGS"},
+        {CL_INVALID_ARG_INDEX, "CL_INVALID_ARG_INDEX"},
+        {CL_INVALID_ARG_SIZE, "CL_INVALID_ARG_SIZE"},
+        {CL_INVALID_WORK_GROUP_SIZE, "CL_INVALID_WORK_GROUP_SIZE"},
+        {CL_INVALID_WORK_ITEM_SIZE, "CL_INVALID_WORK_ITEM_SIZE"},
+        {CL_INVALID_GLOBAL_WORK_SIZE, "CL_INVALID_GLOBAL_WORK_SIZE"},
+        {CL_INVALID_BUFFER_SIZE, "CL_INVALID_BUFFER_SIZE"},
+        {CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST, "CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST"},
+    };
+    for (size_t i = 0; i < ORR_ARRAY_LEN(names); i++)
+        if (names[i].code == e)
+            return names[i].name;
+    return "OpenCL error";
+}
+
+orr_status cl_fail(orr_error *err, cl_int e, const char *what)
+{
+    return orr_fail(err, ORR_ERR_DEVICE, "OpenCL: %s: %s (%d)", what, cl_error_name(e), (int)e);
+}
+
+void ocl_print_build_log(cl_program prog, cl_device_id dev)
+{
+    size_t size = 0;
+    if (clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, 0, NULL, &size) != CL_SUCCESS ||
+        size == 0)
+        return;
+    char *log = malloc(size + 1);
+    if (!log)
+        return;
+    if (clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, size, log, NULL) == CL_SUCCESS) {
+        log[size] = '\0';
+        orr_log("OpenCL build log:\n%s", log);
+    }
+    free(log);
+}
+
+
+/* Wait for `done` without busy-waiting, even on drivers whose clFinish
+ * spins: sleep through most of the time the last launches say it takes,
+ * then look every 0.2 ms. */
+cl_int ocl_wait_sleeping(cl_command_queue queue, cl_event done, double expected_s)
+{
+    cl_int e = clFlush(queue);
+    if (e != CL_SUCCESS)
+        return e;
+    if (expected_s > 0.001) {
+        const double nap = 0.9 * expected_s;
+        struct timespec ts = {(time_t)nap, (long)((nap - (double)(time_t)nap) * 1e9)};
+        nanosleep(&ts, NULL);
+    }
+    for (;;) {
+        cl_int status = CL_QUEUED;
+        e = clGetEventInfo(done, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, NULL);
+        if (e != CL_SUCCESS)
+            return e;
+        if (status < 0)
+            return status;   /* the command failed: its error code */
+        if (status == CL_COMPLETE)
+            return CL_SUCCESS;
+        const struct timespec poll = {0, 200000};
+        nanosleep(&poll, NULL);
+    }
+}

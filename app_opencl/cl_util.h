@@ -1,0 +1,30 @@
+/* OpenCL helpers shared by the backend's parts (backend_opencl.c,
+ * spectral_host.c) and bench/opencl_spectral_bench.c: every cl return code
+ * becomes an orr_error naming what failed. */
+#ifndef ORRERY_CL_UTIL_H
+#define ORRERY_CL_UTIL_H
+
+#define CL_TARGET_OPENCL_VERSION 120
+#include <CL/cl.h>
+
+#include "orrery.h"
+
+const char *cl_error_name(cl_int e);
+/* ORR_ERR_DEVICE: "OpenCL: what: CL_NAME (code)" */
+orr_status cl_fail(orr_error *err, cl_int e, const char *what);
+/* The compiler's log for dev, through orr_log. */
+void ocl_print_build_log(cl_program prog, cl_device_id dev);
+/* Waits for `done` without busy-waiting, even on drivers whose clFinish
+ * spins: flushes queue, sleeps through most of expected_s, then polls
+ * every 0.2 ms. Returns the command's error or CL_SUCCESS. */
+cl_int ocl_wait_sleeping(cl_command_queue queue, cl_event done, double expected_s);
+
+/* In a function returning orr_status with an orr_error *err in scope. */
+#define CL_TRY(call, what)                                                                    \
+    do {                                                                                      \
+        cl_int e_ = (call);                                                                   \
+        if (e_ != CL_SUCCESS)                                                                 \
+            return cl_fail(err, e_, what);                                                    \
+    } while (0)
+
+#endif

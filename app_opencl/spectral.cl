@@ -1,0 +1,322 @@
+/* Spectral kernels of the OpenCL app (specs/spectral.md), one source for
+ * both precisions: the host builds it with -DREAL=float -DREAL2=float2 or
+ * -DREAL=double -DREAL2=double2 -DSPEC_FP64, on the first spectral call.
+ * Same conventions as the CPU kernels (common/spectral/fft_generic.h).
+ *
+ * Every FFT is fft_local: T work-items run one transform held in local
+ * memory, Stockham radix-4 passes (radix 2 last when log2 n is odd); each
+ * work-item loads its butterflies into registers, the group meets at a
+ * barrier, and the results go back in autosorted order. A work-group holds
+ * G = local size / T transforms. The kinds differ in how they load and
+ * store (pre/post-processing fused there). */
+#ifdef SPEC_FP64
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#endif
+
+/* butterflies per work-item per radix-4 pass: the host picks T >= n / 16 */
+#define MAXB 4
+
+/* a * w; conj(w) when inv (the table holds e^{-2 pi j k / N}) */
+inline REAL2 cmul_tw(REAL2 a, REAL2 w, int inv)
+{
+    const REAL wi = inv ? -w.y : w.y;
+    return (REAL2)(a.x * w.x - a.y * wi, a.x * wi + a.y * w.x);
+}
+
+/* One complex FFT of n points in x (natural order in and out) by the T
+ * work-items lid < T; unscaled. tw holds e^{-2 pi j k / (n tstep0)}. Every
+ * work-item of the group calls it (it has barriers), live or not. */
+void fft_local(local REAL2 *x, int n, global const REAL2 *tw, int tstep0, int inv, int lid,
+               int T)
+{
+    const REAL fs = inv ? (REAL)1 : (REAL)-1;
+    const int q4 = n / 4;
+    int s = 1, len = n;
+    barrier(CLK_LOCAL_MEM_FENCE);   /* the caller's stores into x */
+    for (; len >= 4; len /= 4, s *= 4) {
+        const int tstep = tstep0 * (n / len);
+        REAL2 v[MAXB][4];
+        for (int j = 0; j < MAXB; j++) {
+            const int b = lid + j * T;
+            if (b < q4)
+                for (int k = 0; k < 4; k++)
+                    v[j][k] = x[b + k * q4];
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int j = 0; j < MAXB; j++) {
+            const int b = lid + j * T;
+            if (b < q4) {
+                const int q = b % s, p = b / s;
+                const REAL2 a = v[j][0], bb = v[j][1], c = v[j][2], d = v[j][3];
+                const REAL2 apc = a + c, amc = a - c, bpd = bb + d, bmd = bb - d;
+                /* fs j (b - d): forward -j, inverse +j */
+                const REAL2 jbmd = (REAL2)(-fs * bmd.y, fs * bmd.x);
+                local REAL2 *o = x + q + 4 * s * p;
+                o[0] = apc + bpd;
+                o[s] = cmul_tw(amc + jbmd, tw[p * tstep], inv);
+                o[2 * s] = cmul_tw(apc - bpd, tw[2 * p * tstep], inv);
+                o[3 * s] = cmul_tw(amc - jbmd, tw[3 * p * tstep], inv);
+            }
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (len == 2) {
+        /* the last pass: twiddles are all 1, each butterfly in place */
+        const int h = n / 2;
+        for (int b = lid; b < h; b += T) {
+            const REAL2 a = x[b], c = x[b + h];
+            x[b] = a + c;
+            x[b + h] = a - c;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+}
+
+/* Where element i of transform t lies: transforms come in runs of `inner`
+ * (tstride apart), runs `outer` apart; elements estride apart. */
+inline long at(int t, int i, int inner, int tstride, int estride, long outer)
+{
+    return (long)(t / inner) * outer + (long)(t % inner) * tstride + (long)i * estride;
+}
+
+/* Batched complex FFT of n points with general layouts: count transforms,
+ * G per group. post_tw multiplies output k of transform t by
+ * tw[(t % in_inner) k] (the four-step's middle twiddles). Consecutive
+ * work-items load consecutive addresses: along a transform where its
+ * elements are contiguous, across transforms where they are not. */
+kernel void fft_c2c(global const REAL2 *in, global REAL2 *out, global const REAL2 *tw, int n,
+                    int tstep0, int count, int T, int in_inner, int in_tstride, int in_estride,
+                    long in_outer, int out_inner, int out_tstride, int out_estride,
+                    long out_outer, int inv, int post_tw, REAL scale, local REAL2 *lbuf)
+{
+    const int l = get_local_id(0), G = get_local_size(0) / T;
+    const int g = l / T, lid = l % T, t0 = get_group_id(0) * G;
+    for (int e = l; e < G * n; e += G * T) {
+        const int gg = in_estride == 1 ? e / n : e % G, i = in_estride == 1 ? e % n : e / G;
+        if (t0 + gg < count)
+            lbuf[gg * n + i] = in[at(t0 + gg, i, in_inner, in_tstride, in_estride, in_outer)];
+    }
+    fft_local(lbuf + g * n, n, tw, tstep0, inv, lid, T);
+    for (int e = l; e < G * n; e += G * T) {
+        const int gg = out_estride == 1 ? e / n : e % G, k = out_estride == 1 ? e % n : e / G;
+        const int t = t0 + gg;
+        if (t < count) {
+            REAL2 v = lbuf[gg * n + k];
+            if (post_tw)
+                v = cmul_tw(v, tw[(t % in_inner) * k], inv);
+            out[at(t, k, out_inner, out_tstride, out_estride, out_outer)] = v * scale;
+        }
+    }
+}
+
+/* ---- real kinds, on an h = n/2 point complex FFT ---- */
+
+#define K_R2C 1
+#define K_C2R 2
+#define K_DCT2 3
+#define K_DCT3 4
+#define K_DHT 5
+
+/* Y_k (k <= h) of the real FFT from z = FFT(x even + j x odd) */
+inline REAL2 r2c_bin(local const REAL2 *z, int k, int h, global const REAL2 *tw)
+{
+    const REAL2 a = z[k % h], b = z[(h - k) % h];
+    const REAL er = (REAL)0.5 * (a.x + b.x), ei = (REAL)0.5 * (a.y - b.y);
+    const REAL or_ = (REAL)0.5 * (a.y + b.y), oi = (REAL)-0.5 * (a.x - b.x);
+    if (k == h)
+        return (REAL2)(er - or_, ei - oi);
+    const REAL2 w = tw[k];
+    return (REAL2)(er + (or_ * w.x - oi * w.y), ei + (or_ * w.y + oi * w.x));
+}
+
+/* DCT-III's pre-processing: the spectrum bin k (k <= h) of the real
+ * signal whose C2R gives the DCT-III up to n/2 */
+inline REAL2 dct3_bin(global const REAL *y, int k, int n, global const REAL2 *qt)
+{
+    const REAL a = y[k], b = k == 0 ? (REAL)0 : y[n - k];
+    const REAL cr = qt[k].x, ci = -qt[k].y;   /* e^{+j pi k / (2n)} */
+    return (REAL2)(a * cr + b * ci, a * ci - b * cr);
+}
+
+/* C2R's pre-processing: Z_k from Y_k and Y_{h-k} */
+inline REAL2 c2r_pre(REAL2 a, REAL2 b, int k, global const REAL2 *tw)
+{
+    const REAL er = (REAL)0.5 * (a.x + b.x), ei = (REAL)0.5 * (a.y - b.y);
+    const REAL dr = (REAL)0.5 * (a.x - b.x), di = (REAL)0.5 * (a.y + b.y);
+    const REAL wr = tw[k].x, wi = -tw[k].y;   /* W^{-k} */
+    const REAL or_ = dr * wr - di * wi, oi = dr * wi + di * wr;
+    return (REAL2)(er - oi, ei + or_);
+}
+
+/* One of R2C, C2R, DCT2, DCT3, DHT on count packed transforms of n
+ * points (C2R reads, R2C writes n/2 + 1 complex). tw: e^{-2 pi j k / n},
+ * qt: e^{-j pi k / (2n)} (DCT). */
+kernel void fft_real(global const REAL *in, global REAL *out, global const REAL2 *tw,
+                     global const REAL2 *qt, int kind, int n, int count, int T,
+                     local REAL2 *lbuf)
+{
+    const int h = n / 2;
+    const int l = get_local_id(0), G = get_local_size(0) / T;
+    const int g = l / T, lid = l % T, t = get_group_id(0) * G + g;
+    const int live = t < count;
+    local REAL2 *z = lbuf + g * h;
+    if (live) {
+        if (kind == K_R2C || kind == K_DHT) {
+            global const REAL *x = in + (long)t * n;
+            for (int i = lid; i < h; i += T)
+                z[i] = (REAL2)(x[2 * i], x[2 * i + 1]);
+        } else if (kind == K_DCT2) {
+            /* v = even samples ascending, odd samples descending */
+            global const REAL *x = in + (long)t * n;
+            for (int i = lid; i < h; i += T) {
+                const int m0 = 2 * i, m1 = 2 * i + 1;
+                z[i] = (REAL2)(m0 < h ? x[2 * m0] : x[2 * (n - 1 - m0) + 1],
+                               m1 < h ? x[2 * m1] : x[2 * (n - 1 - m1) + 1]);
+            }
+        } else if (kind == K_C2R) {
+            global const REAL2 *y = (global const REAL2 *)in + (long)t * (h + 1);
+            for (int k = lid; k < h; k += T)
+                z[k] = c2r_pre(y[k], y[h - k], k, tw);
+        } else {   /* K_DCT3 */
+            global const REAL *y = in + (long)t * n;
+            for (int k = lid; k < h; k += T)
+                z[k] = c2r_pre(dct3_bin(y, k, n, qt), dct3_bin(y, h - k, n, qt), k, tw);
+        }
+    }
+    fft_local(z, h, tw, 2, kind == K_C2R || kind == K_DCT3, lid, T);
+    if (!live)
+        return;
+    if (kind == K_R2C) {
+        global REAL2 *y = (global REAL2 *)out + (long)t * (h + 1);
+        for (int k = lid; k <= h; k += T)
+            y[k] = r2c_bin(z, k, h, tw);
+    } else if (kind == K_DHT) {
+        global REAL *y = out + (long)t * n;
+        for (int k = lid; k < n; k += T) {
+            const REAL2 b = r2c_bin(z, k <= h ? k : n - k, h, tw);
+            y[k] = k <= h ? b.x - b.y : b.x + b.y;
+        }
+    } else if (kind == K_DCT2) {
+        global REAL *y = out + (long)t * n;
+        for (int k = lid; k < n; k += T) {
+            const REAL2 b = r2c_bin(z, k <= h ? k : n - k, h, tw);
+            const REAL zi = k <= h ? b.y : -b.y;
+            y[k] = b.x * qt[k].x - zi * qt[k].y;
+        }
+    } else if (kind == K_C2R) {
+        global REAL2 *x = (global REAL2 *)(out + (long)t * n);
+        const REAL scale = (REAL)1 / (REAL)h;
+        for (int i = lid; i < h; i += T)
+            x[i] = z[i] * scale;
+    } else {   /* K_DCT3: the C2R's 1/h and the DCT-III's n/2 cancel */
+        global REAL *x = out + (long)t * n;
+        local const REAL *v = (local const REAL *)z;
+        for (int k = lid; k < h; k += T) {
+            x[2 * k] = v[k];
+            x[2 * k + 1] = v[n - 1 - k];
+        }
+    }
+}
+
+/* ---- the EDM convolution, in three passes over a work buffer that holds
+ * only the M rows that are not zero (rows of slice s at (s M + a) nf) ---- */
+
+/* Row FFTs of the padded slices: row a of slice s (t = s M + a), modes
+ * placed at (b - (M-1)/2) mod nf, zeros elsewhere. */
+kernel void conv_rows_fwd(global const REAL2 *x, global REAL2 *w, global const REAL2 *tw, int nf,
+                          int m, int count, int T, local REAL2 *lbuf)
+{
+    const int l = get_local_id(0), G = get_local_size(0) / T;
+    const int g = l / T, lid = l % T, t = get_group_id(0) * G + g;
+    const int hm = (m - 1) / 2;
+    local REAL2 *row = lbuf + g * nf;
+    if (t < count)
+        for (int c = lid; c < nf; c += T) {
+            const int b = (c + hm) % nf;
+            row[c] = b < m ? x[(long)t * m + b] : (REAL2)(0, 0);
+        }
+    fft_local(row, nf, tw, 1, 0, lid, T);
+    if (t < count)
+        for (int c = lid; c < nf; c += T)
+            w[(long)t * nf + c] = row[c];
+}
+
+/* Column c of slice s (t = s nf + c): forward FFT, times S, inverse FFT,
+ * and only the M rows the crop keeps written back. */
+kernel void conv_cols(global REAL2 *w, global const REAL *shapes, global const REAL2 *tw, int nf,
+                      int m, int count, int per_shape, int T, local REAL2 *lbuf)
+{
+    const int l = get_local_id(0), G = get_local_size(0) / T;
+    const int g = l / T, lid = l % T, t0 = get_group_id(0) * G;
+    const int hm = (m - 1) / 2;
+    /* across columns first: consecutive work-items, consecutive columns */
+    for (int e = l; e < G * nf; e += G * T) {
+        const int gg = e % G, r = e / G, t = t0 + gg;
+        const int a = (r + hm) % nf;
+        if (t < count)
+            lbuf[gg * nf + r] = a < m ? w[((long)(t / nf) * m + a) * nf + t % nf] : (REAL2)(0, 0);
+    }
+    local REAL2 *col = lbuf + g * nf;
+    fft_local(col, nf, tw, 1, 0, lid, T);
+    const int t = t0 + g;
+    if (t < count) {
+        global const REAL *s = shapes + (long)(t / nf / per_shape) * nf * nf + t % nf;
+        for (int r = lid; r < nf; r += T)
+            col[r] *= s[(long)r * nf];
+    }
+    fft_local(col, nf, tw, 1, 1, lid, T);
+    for (int e = l; e < G * m; e += G * T) {
+        const int gg = e % G, a = e / G, tt = t0 + gg;
+        if (tt < count)
+            w[((long)(tt / nf) * m + a) * nf + tt % nf] = lbuf[gg * nf + (a - hm + nf) % nf];
+    }
+}
+
+/* Inverse row FFTs, the crop to M x M and the 1/nf^2. */
+kernel void conv_rows_inv(global const REAL2 *w, global REAL2 *y, global const REAL2 *tw, int nf,
+                          int m, int count, int T, REAL scale, local REAL2 *lbuf)
+{
+    const int l = get_local_id(0), G = get_local_size(0) / T;
+    const int g = l / T, lid = l % T, t = get_group_id(0) * G + g;
+    const int hm = (m - 1) / 2;
+    local REAL2 *row = lbuf + g * nf;
+    if (t < count)
+        for (int c = lid; c < nf; c += T)
+            row[c] = w[(long)t * nf + c];
+    fft_local(row, nf, tw, 1, 1, lid, T);
+    if (t < count)
+        for (int b = lid; b < m; b += T)
+            y[(long)t * m + b] = row[(b - hm + nf) % nf] * scale;
+}
+
+/* ---- batched tridiagonal solves: one work-item per system, Thomas's
+ * algorithm (dominant systems: no pivoting); du is overwritten with the
+ * eliminated upper diagonal, x receives the solution ---- */
+kernel void tridiag_thomas(global const REAL *dl, global const REAL *d, global REAL *du,
+                           global const REAL *rhs, global REAL *x, int n, int count)
+{
+    const int s = get_global_id(0);
+    if (s >= count)
+        return;
+    const long o = (long)s * n;
+    dl += o;
+    d += o;
+    du += o;
+    rhs += o;
+    x += o;
+    REAL den = d[0];
+    REAL c = n > 1 ? du[0] / den : (REAL)0, xp = rhs[0] / den;
+    du[0] = c;
+    x[0] = xp;
+    for (int i = 1; i < n; i++) {
+        den = d[i] - dl[i] * c;
+        c = i + 1 < n ? du[i] / den : (REAL)0;
+        xp = (rhs[i] - dl[i] * xp) / den;
+        du[i] = c;
+        x[i] = xp;
+    }
+    for (int i = n - 2; i >= 0; i--) {
+        xp = x[i] - du[i] * xp;
+        x[i] = xp;
+    }
+}

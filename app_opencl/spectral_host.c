@@ -1,0 +1,602 @@
+/* The OpenCL spectral kernels, host side: the program (spectral.cl) built
+ * per precision on first use, twiddle tables (spec_root_table: long
+ * double, rounded once; float copies for f32) cached per size on the
+ * device, work-group shapes from the device's limits, and the launches of
+ * each kind. ocl_spectral_run takes host buffers in any layout the CPU plan
+ * takes (packed through spec_pack_input/spec_unpack_output), poisons the
+ * device output with NaN before the kernels, and reads back. */
+#include "spectral_host.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The kernels: spectral.cl embedded at build time (tools/embed-cl.sh). */
+extern const char orr_opencl_spectral_source[];
+
+#define MAX_1D 4096
+#define MAX_TABLES 48
+#define GROUP_GPU 256   /* work-items per group we aim for on a GPU */
+#define GROUP_CPU 64    /* PoCL's CPU devices like small groups */
+
+/* kind codes of spectral.cl's fft_real */
+enum { K_R2C = 1, K_C2R = 2, K_DCT2 = 3, K_DCT3 = 4, K_DHT = 5 };
+
+typedef struct {
+    cl_program program;
+    cl_kernel c2c, real, conv_fwd, conv_cols, conv_inv, tridiag;
+    size_t max_group;   /* the smallest CL_KERNEL_WORK_GROUP_SIZE of the FFT kernels */
+} spec_program;
+
+typedef struct {
+    int precision, n, quarter;   /* quarter: e^{-j pi k / (2n)}, else e^{-2 pi j k / n} */
+    cl_mem mem;
+} spec_table;
+
+struct ocl_spectral {
+    cl_context context;
+    cl_device_id device;
+    cl_command_queue queue;
+    int cpu;              /* a CPU device */
+    size_t local_bytes;   /* local memory a group may use */
+    spec_program prog[2]; /* by spec_precision */
+    spec_table tables[MAX_TABLES];
+    int n_tables;
+};
+
+ocl_spectral *ocl_spectral_new(cl_context context, cl_device_id device, cl_command_queue queue)
+{
+    ocl_spectral *sp = calloc(1, sizeof *sp);
+    if (!sp)
+        return NULL;
+    sp->context = context;
+    sp->device = device;
+    sp->queue = queue;
+    cl_device_type type = 0;
+    cl_ulong local = 16384;
+    clGetDeviceInfo(device, CL_DEVICE_TYPE, sizeof type, &type, NULL);
+    clGetDeviceInfo(device, CL_DEVICE_LOCAL_MEM_SIZE, sizeof local, &local, NULL);
+    sp->cpu = (type & CL_DEVICE_TYPE_CPU) != 0;
+    /* ORR_OPENCL_SPECTRAL_LOCAL caps it (bytes), so that the paths a GPU's
+     * small local memory takes can be tested on PoCL. */
+    const char *cap = getenv("ORR_OPENCL_SPECTRAL_LOCAL");
+    if (cap && atol(cap) > 0 && (cl_ulong)atol(cap) < local)
+        local = (cl_ulong)atol(cap);
+    sp->local_bytes = (size_t)local;
+    return sp;
+}
+
+static void release_program(spec_program *p)
+{
+    cl_kernel *ks[] = {&p->c2c, &p->real, &p->conv_fwd, &p->conv_cols, &p->conv_inv, &p->tridiag};
+    for (size_t i = 0; i < ORR_ARRAY_LEN(ks); i++)
+        if (*ks[i])
+            clReleaseKernel(*ks[i]);
+    if (p->program)
+        clReleaseProgram(p->program);
+    memset(p, 0, sizeof *p);
+}
+
+void ocl_spectral_free(ocl_spectral *sp)
+{
+    if (!sp)
+        return;
+    release_program(&sp->prog[0]);
+    release_program(&sp->prog[1]);
+    for (int i = 0; i < sp->n_tables; i++)
+        clReleaseMemObject(sp->tables[i].mem);
+    free(sp);
+}
+
+/* The program for precision p, built on first use. Options: the types;
+ * nothing that relaxes arithmetic. */
+static orr_status program_for(ocl_spectral *sp, spec_precision p, spec_program **out,
+                              orr_error *err)
+{
+    spec_program *g = &sp->prog[p];
+    *out = g;
+    if (g->program)
+        return ORR_OK;
+    const char *options = p == SPEC_F64
+                              ? "-cl-std=CL1.2 -DREAL=double -DREAL2=double2 -DSPEC_FP64=1"
+                              : "-cl-std=CL1.2 -DREAL=float -DREAL2=float2";
+    const char *src = orr_opencl_spectral_source;
+    cl_int e;
+    g->program = clCreateProgramWithSource(sp->context, 1, &src, NULL, &e);
+    CL_TRY(e, "creating the spectral program");
+    e = clBuildProgram(g->program, 1, &sp->device, options, NULL, NULL);
+    if (e != CL_SUCCESS) {
+        ocl_print_build_log(g->program, sp->device);
+        release_program(g);
+        return cl_fail(err, e, "building the spectral kernels (build log above)");
+    }
+    struct {
+        cl_kernel *k;
+        const char *name;
+    } ks[] = {{&g->c2c, "fft_c2c"},        {&g->real, "fft_real"},
+              {&g->conv_fwd, "conv_rows_fwd"}, {&g->conv_cols, "conv_cols"},
+              {&g->conv_inv, "conv_rows_inv"}, {&g->tridiag, "tridiag_thomas"}};
+    g->max_group = (size_t)-1;
+    for (size_t i = 0; i < ORR_ARRAY_LEN(ks); i++) {
+        *ks[i].k = clCreateKernel(g->program, ks[i].name, &e);
+        size_t fits = 0;
+        if (e == CL_SUCCESS)
+            e = clGetKernelWorkGroupInfo(*ks[i].k, sp->device, CL_KERNEL_WORK_GROUP_SIZE,
+                                         sizeof fits, &fits, NULL);
+        if (e != CL_SUCCESS) {
+            release_program(g);
+            return cl_fail(err, e, "creating the spectral kernels");
+        }
+        if (fits < g->max_group)
+            g->max_group = fits;
+    }
+    return ORR_OK;
+}
+
+/* The device table of e^{-2 pi j k / n} (k < n), or with quarter of
+ * e^{-j pi k / (2n)}, as the precision's complex type. */
+static orr_status table_for(ocl_spectral *sp, spec_precision p, int n, int quarter, cl_mem *out,
+                            orr_error *err)
+{
+    for (int i = 0; i < sp->n_tables; i++) {
+        const spec_table *t = &sp->tables[i];
+        if (t->precision == (int)p && t->n == n && t->quarter == quarter) {
+            *out = t->mem;
+            return ORR_OK;
+        }
+    }
+    if (sp->n_tables == MAX_TABLES) {   /* many sizes: start over */
+        for (int i = 0; i < sp->n_tables; i++)
+            clReleaseMemObject(sp->tables[i].mem);
+        sp->n_tables = 0;
+    }
+    double *t = spec_root_table(n, quarter ? 4L * n : n, -1);
+    if (!t)
+        return orr_fail(err, ORR_ERR_NOMEM, "out of memory for a twiddle table");
+    size_t bytes = 2 * (size_t)n * sizeof(double);
+    if (p == SPEC_F32) {
+        float *f = (float *)t;   /* narrowed in place, front to back */
+        for (size_t i = 0; i < 2 * (size_t)n; i++)
+            f[i] = (float)t[i];
+        bytes /= 2;
+    }
+    cl_int e;
+    cl_mem m = clCreateBuffer(sp->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes, t, &e);
+    free(t);
+    CL_TRY(e, "uploading a twiddle table");
+    sp->tables[sp->n_tables++] = (spec_table){(int)p, n, quarter, m};
+    *out = m;
+    return ORR_OK;
+}
+
+/* Work-items per transform of n points: radix-4 passes with at most four
+ * butterflies per work-item (spectral.cl's MAXB). */
+static int items_for(int n) { return n >= 16 ? n / 16 : 1; }
+
+/* Whether one n-point complex transform fits a group's local memory. */
+static int fits_local(const ocl_spectral *sp, const spec_program *g, int n, size_t cpx)
+{
+    return (size_t)n * cpx <= sp->local_bytes && (size_t)items_for(n) <= g->max_group;
+}
+
+/* Transforms per group: toward the target group size, within local
+ * memory and the kernel's limit, no more than there are transforms. */
+static int groups_for(const ocl_spectral *sp, const spec_program *g, int n, int count, size_t cpx)
+{
+    const int T = items_for(n);
+    int G = (sp->cpu ? GROUP_CPU : GROUP_GPU) / T;
+    if (G < 1)
+        G = 1;
+    while (G > 1 && ((size_t)G * n * cpx > sp->local_bytes || (size_t)G * T > g->max_group))
+        G /= 2;
+    while (G > 1 && G / 2 >= count)
+        G /= 2;
+    return G;
+}
+
+/* Kernel arguments in order; the first failure is kept. */
+typedef struct {
+    cl_kernel k;
+    cl_uint next;
+    cl_int e;
+} arg_list;
+
+static void arg(arg_list *a, size_t size, const void *value)
+{
+    if (a->e == CL_SUCCESS)
+        a->e = clSetKernelArg(a->k, a->next, size, value);
+    a->next++;
+}
+#define ARG(a, v) arg(a, sizeof(v), &(v))
+
+/* A REAL argument in the precision's size. */
+static void arg_real(arg_list *a, spec_precision p, double v)
+{
+    const float f = (float)v;
+    if (p == SPEC_F32)
+        arg(a, sizeof f, &f);
+    else
+        arg(a, sizeof v, &v);
+}
+
+static orr_status launch(ocl_spectral *sp, arg_list *a, size_t groups, size_t local,
+                         const char *what, orr_error *err)
+{
+    if (a->e != CL_SUCCESS)
+        return cl_fail(err, a->e, what);
+    const size_t global = groups * local;
+    CL_TRY(clEnqueueNDRangeKernel(sp->queue, a->k, 1, NULL, &global, &local, 0, NULL, NULL), what);
+    return ORR_OK;
+}
+
+/* One batched complex FFT launch: count transforms of n points laid out
+ * as spectral.cl's at() says (inner, tstride, estride, outer per side). */
+typedef struct {
+    int inner, tstride, estride;
+    cl_long outer;
+} fft_side;
+
+static orr_status launch_c2c(ocl_spectral *sp, const spec_program *g, spec_precision p, cl_mem in,
+                             cl_mem out, cl_mem tw, int n, int tstep0, int count, fft_side si,
+                             fft_side so, int inv, int post_tw, double scale, orr_error *err)
+{
+    const size_t cpx = p == SPEC_F32 ? 8 : 16;
+    const int T = items_for(n), G = groups_for(sp, g, n, count, cpx);
+    const cl_int n_ = n, ts = tstep0, cnt = count, T_ = T, inv_ = inv, post = post_tw;
+    arg_list a = {g->c2c, 0, CL_SUCCESS};
+    ARG(&a, in);
+    ARG(&a, out);
+    ARG(&a, tw);
+    ARG(&a, n_);
+    ARG(&a, ts);
+    ARG(&a, cnt);
+    ARG(&a, T_);
+    ARG(&a, si.inner);
+    ARG(&a, si.tstride);
+    ARG(&a, si.estride);
+    ARG(&a, si.outer);
+    ARG(&a, so.inner);
+    ARG(&a, so.tstride);
+    ARG(&a, so.estride);
+    ARG(&a, so.outer);
+    ARG(&a, inv_);
+    ARG(&a, post);
+    arg_real(&a, p, scale);
+    arg(&a, (size_t)G * n * cpx, NULL);
+    return launch(sp, &a, ((size_t)count + G - 1) / G, (size_t)G * T, "launching the FFT", err);
+}
+
+static int ilog2(int n)
+{
+    int l = 0;
+    while ((1 << l) < n)
+        l++;
+    return l;
+}
+
+/* Batched packed C2C of n points: one launch where a transform fits local
+ * memory, else the four-step: n = A B, B-point FFTs down the columns
+ * (stride A) times e^{-2 pi j n1 k2 / n}, in place, then A-point FFTs
+ * along the rows written transposed. in is overwritten in that case. */
+static orr_status enqueue_c2c(ocl_spectral *sp, const spec_program *g, const spec_desc *d,
+                              cl_mem in, cl_mem out, orr_error *err)
+{
+    const spec_precision p = d->precision;
+    const size_t cpx = p == SPEC_F32 ? 8 : 16;
+    const int n = d->n;
+    const double scale = d->inverse ? 1.0 / n : 1.0;
+    cl_mem tw;
+    orr_status st = table_for(sp, p, n, 0, &tw, err);
+    if (st != ORR_OK)
+        return st;
+    if (fits_local(sp, g, n, cpx)) {
+        const fft_side row = {1, 0, 1, n};
+        return launch_c2c(sp, g, p, in, out, tw, n, 1, d->batch, row, row, d->inverse, 0, scale,
+                          err);
+    }
+    const int A = 1 << (ilog2(n) / 2), B = n / A;
+    if (!fits_local(sp, g, B, cpx))
+        return orr_fail(err, ORR_ERR_UNSUPPORTED,
+                        "OpenCL spectral c2c: N = %d does not fit this device's local memory", n);
+    const fft_side cols = {A, 1, A, n}, rows_in = {B, A, 1, n}, rows_out = {B, 1, B, n};
+    st = launch_c2c(sp, g, p, in, in, tw, B, A, d->batch * A, cols, cols, d->inverse, 1, 1.0, err);
+    if (st == ORR_OK)
+        st = launch_c2c(sp, g, p, in, out, tw, A, B, d->batch * B, rows_in, rows_out, d->inverse,
+                        0, scale, err);
+    return st;
+}
+
+static orr_status enqueue_real(ocl_spectral *sp, const spec_program *g, const spec_desc *d,
+                               cl_mem in, cl_mem out, orr_error *err)
+{
+    const spec_precision p = d->precision;
+    const size_t cpx = p == SPEC_F32 ? 8 : 16;
+    const int n = d->n, h = n / 2;
+    if (!fits_local(sp, g, h, cpx))
+        return orr_fail(err, ORR_ERR_UNSUPPORTED,
+                        "OpenCL spectral %s: N = %d does not fit this device's local memory",
+                        spec_kind_name(d->kind), n);
+    cl_int kind;
+    switch (d->kind) {
+    case SPEC_R2C: kind = K_R2C; break;
+    case SPEC_C2R: kind = K_C2R; break;
+    case SPEC_DCT2: kind = K_DCT2; break;
+    case SPEC_DCT3: kind = K_DCT3; break;
+    default: kind = K_DHT; break;
+    }
+    cl_mem tw, qt;
+    orr_status st = table_for(sp, p, n, 0, &tw, err);
+    if (st == ORR_OK)   /* the DCT's quarter turns; others pass tw, unused */
+        st = kind == K_DCT2 || kind == K_DCT3 ? table_for(sp, p, n, 1, &qt, err)
+                                               : (qt = tw, ORR_OK);
+    if (st != ORR_OK)
+        return st;
+    const int T = items_for(h), G = groups_for(sp, g, h, d->batch, cpx);
+    const cl_int n_ = n, cnt = d->batch, T_ = T;
+    arg_list a = {g->real, 0, CL_SUCCESS};
+    ARG(&a, in);
+    ARG(&a, out);
+    ARG(&a, tw);
+    ARG(&a, qt);
+    ARG(&a, kind);
+    ARG(&a, n_);
+    ARG(&a, cnt);
+    ARG(&a, T_);
+    arg(&a, (size_t)G * h * cpx, NULL);
+    return launch(sp, &a, ((size_t)d->batch + G - 1) / G, (size_t)G * T,
+                  "launching the real FFT", err);
+}
+
+orr_status ocl_spectral_enqueue(ocl_spectral *sp, const spec_desc *d, cl_mem in, cl_mem out,
+                                orr_error *err)
+{
+    spec_program *g;
+    orr_status st = program_for(sp, d->precision, &g, err);
+    if (st != ORR_OK)
+        return st;
+    if (d->kind == SPEC_C2C)
+        return enqueue_c2c(sp, g, d, in, out, err);
+    return enqueue_real(sp, g, d, in, out, err);
+}
+
+/* 2D: row FFTs in -> out, then column FFTs in place in out (a group reads
+ * its columns whole before it writes them), with the inverse's 1/(n1 n2). */
+static orr_status enqueue_fft2(ocl_spectral *sp, const spec_program *g, const spec_desc *d,
+                               cl_mem in, cl_mem out, orr_error *err)
+{
+    const spec_precision p = d->precision;
+    const size_t cpx = p == SPEC_F32 ? 8 : 16;
+    const int n1 = d->n, n2 = d->n2;
+    if (!fits_local(sp, g, n1, cpx) || !fits_local(sp, g, n2, cpx))
+        return orr_fail(err, ORR_ERR_UNSUPPORTED,
+                        "OpenCL spectral fft2: %d x %d: a side does not fit this device's local "
+                        "memory",
+                        n1, n2);
+    cl_mem tw1, tw2;
+    orr_status st = table_for(sp, p, n2, 0, &tw2, err);
+    if (st == ORR_OK)
+        st = table_for(sp, p, n1, 0, &tw1, err);
+    if (st != ORR_OK)
+        return st;
+    const fft_side rows = {1, 0, 1, n2}, cols = {n2, 1, n2, (cl_long)n1 * n2};
+    st = launch_c2c(sp, g, p, in, out, tw2, n2, 1, d->batch * n1, rows, rows, d->inverse, 0, 1.0,
+                    err);
+    if (st == ORR_OK)
+        st = launch_c2c(sp, g, p, out, out, tw1, n1, 1, d->batch * n2, cols, cols, d->inverse, 0,
+                        d->inverse ? 1.0 / ((double)n1 * n2) : 1.0, err);
+    return st;
+}
+
+/* The convolution in three launches over a work buffer of the M live rows
+ * per slice: forward rows (padding on the fly), columns (forward, times S,
+ * inverse, live rows kept), inverse rows (crop and 1/mfft^2 on the way
+ * out). */
+static orr_status enqueue_conv2d(ocl_spectral *sp, const spec_program *g, const spec_desc *d,
+                                 cl_mem x, cl_mem shapes, int n_shapes, cl_mem work, cl_mem y,
+                                 orr_error *err)
+{
+    const spec_precision p = d->precision;
+    const size_t cpx = p == SPEC_F32 ? 8 : 16;
+    const int nf = d->n, m = d->n2;
+    cl_mem tw;
+    orr_status st = table_for(sp, p, nf, 0, &tw, err);
+    if (st != ORR_OK)
+        return st;
+    const int T = items_for(nf);
+    const cl_int nf_ = nf, m_ = m, rows = d->batch * m, cols = d->batch * nf, T_ = T;
+    const cl_int per_shape = d->batch / n_shapes;
+    int G = groups_for(sp, g, nf, rows, cpx);
+    arg_list a = {g->conv_fwd, 0, CL_SUCCESS};
+    ARG(&a, x);
+    ARG(&a, work);
+    ARG(&a, tw);
+    ARG(&a, nf_);
+    ARG(&a, m_);
+    ARG(&a, rows);
+    ARG(&a, T_);
+    arg(&a, (size_t)G * nf * cpx, NULL);
+    st = launch(sp, &a, ((size_t)rows + G - 1) / G, (size_t)G * T, "launching conv2d rows", err);
+    if (st != ORR_OK)
+        return st;
+    G = groups_for(sp, g, nf, cols, cpx);
+    a = (arg_list){g->conv_cols, 0, CL_SUCCESS};
+    ARG(&a, work);
+    ARG(&a, shapes);
+    ARG(&a, tw);
+    ARG(&a, nf_);
+    ARG(&a, m_);
+    ARG(&a, cols);
+    ARG(&a, per_shape);
+    ARG(&a, T_);
+    arg(&a, (size_t)G * nf * cpx, NULL);
+    st = launch(sp, &a, ((size_t)cols + G - 1) / G, (size_t)G * T, "launching conv2d columns",
+                err);
+    if (st != ORR_OK)
+        return st;
+    G = groups_for(sp, g, nf, rows, cpx);
+    a = (arg_list){g->conv_inv, 0, CL_SUCCESS};
+    ARG(&a, work);
+    ARG(&a, y);
+    ARG(&a, tw);
+    ARG(&a, nf_);
+    ARG(&a, m_);
+    ARG(&a, rows);
+    ARG(&a, T_);
+    arg_real(&a, p, 1.0 / ((double)nf * nf));
+    arg(&a, (size_t)G * nf * cpx, NULL);
+    return launch(sp, &a, ((size_t)rows + G - 1) / G, (size_t)G * T,
+                  "launching conv2d inverse rows", err);
+}
+
+static orr_status enqueue_tridiag(ocl_spectral *sp, const spec_program *g, const spec_desc *d,
+                                  cl_mem dl, cl_mem dd, cl_mem du, cl_mem rhs, cl_mem x,
+                                  orr_error *err)
+{
+    const cl_int n = d->n, cnt = d->batch;
+    const size_t local = sp->cpu ? 16 : 64;
+    arg_list a = {g->tridiag, 0, CL_SUCCESS};
+    ARG(&a, dl);
+    ARG(&a, dd);
+    ARG(&a, du);
+    ARG(&a, rhs);
+    ARG(&a, x);
+    ARG(&a, n);
+    ARG(&a, cnt);
+    return launch(sp, &a, ((size_t)cnt + local - 1) / local, local, "launching the tridiagonal "
+                  "solver", err);
+}
+
+/* ---- host buffers in, host buffers out ---- */
+
+typedef struct {
+    cl_mem m[6];
+    int n;
+} buffer_set;
+
+static cl_mem new_buffer(ocl_spectral *sp, buffer_set *set, const void *host, size_t bytes,
+                         cl_int *e)
+{
+    if (*e != CL_SUCCESS)
+        return NULL;
+    cl_mem m = clCreateBuffer(sp->context, CL_MEM_READ_WRITE | (host ? CL_MEM_COPY_HOST_PTR : 0),
+                              bytes ? bytes : 16, (void *)host, e);
+    if (*e == CL_SUCCESS)
+        set->m[set->n++] = m;
+    return m;
+}
+
+/* Fills buf with quiet NaNs of the precision: whatever a kernel fails to
+ * write shows. */
+static cl_int poison(ocl_spectral *sp, cl_mem buf, size_t bytes, spec_precision p)
+{
+    const float nf = __builtin_nanf("");
+    const double nd = __builtin_nan("");
+    return p == SPEC_F32 ? clEnqueueFillBuffer(sp->queue, buf, &nf, sizeof nf, 0, bytes, 0, NULL, NULL)
+                         : clEnqueueFillBuffer(sp->queue, buf, &nd, sizeof nd, 0, bytes, 0, NULL, NULL);
+}
+
+static const char *unsupported_reason(const spec_desc *d)
+{
+    switch (d->kind) {
+    case SPEC_C2C:
+        return d->n >= 2 && d->n <= MAX_1D ? NULL : "N from 2 to 4096";
+    case SPEC_R2C:
+    case SPEC_C2R:
+    case SPEC_DCT2:
+    case SPEC_DCT3:
+    case SPEC_DHT:
+        return d->n >= 4 && d->n <= MAX_1D ? NULL : "N from 4 to 4096";
+    case SPEC_FFT2:
+        return d->n <= MAX_1D && d->n2 <= MAX_1D ? NULL : "sides up to 4096";
+    case SPEC_CONV2D:
+        return d->n <= MAX_1D ? NULL : "mfft up to 4096";
+    default:
+        return NULL;
+    }
+}
+
+orr_status ocl_spectral_run(ocl_spectral *sp, const spec_desc *d, const spec_buffers *b,
+                            orr_error *err)
+{
+    const char *why = unsupported_reason(d);
+    if (why)
+        return orr_fail(err, ORR_ERR_UNSUPPORTED, "OpenCL spectral %s: n = %d x %d: %s",
+                        spec_kind_name(d->kind), d->n, d->n2, why);
+    spec_program *g;
+    orr_status st = program_for(sp, d->precision, &g, err);
+    if (st != ORR_OK)
+        return st;
+    const size_t es = d->precision == SPEC_F32 ? sizeof(float) : sizeof(double);
+    const int packed = spec_is_packed(d);
+    size_t in_bytes = spec_in_reals(d) * d->batch * es, out_bytes = spec_out_reals(d) * d->batch * es;
+    if (d->kind == SPEC_TRIDIAG)
+        in_bytes = out_bytes = (size_t)d->n * d->batch * es;
+    void *host_in = NULL, *host_out = NULL;
+    if (!packed) {
+        host_in = malloc(in_bytes);
+        host_out = malloc(out_bytes);
+        if (!host_in || !host_out) {
+            free(host_in);
+            free(host_out);
+            return orr_fail(err, ORR_ERR_NOMEM, "out of memory for packing");
+        }
+        spec_pack_input(d, b->in, host_in);
+    }
+    const void *src = packed ? b->in : host_in;
+    void *dst = packed ? b->out : host_out;
+    buffer_set set = {{0}, 0};
+    cl_int e = CL_SUCCESS;
+    cl_mem out = NULL;
+    const char *what = "allocating the spectral buffers";
+    if (d->kind == SPEC_TRIDIAG) {
+        cl_mem dl = new_buffer(sp, &set, b->dl, in_bytes, &e);
+        cl_mem dd = new_buffer(sp, &set, b->d, in_bytes, &e);
+        cl_mem du = new_buffer(sp, &set, b->du, in_bytes, &e);
+        cl_mem rhs = new_buffer(sp, &set, b->out, in_bytes, &e);
+        out = new_buffer(sp, &set, NULL, out_bytes, &e);
+        if (e == CL_SUCCESS && (e = poison(sp, out, out_bytes, d->precision)) == CL_SUCCESS)
+            st = enqueue_tridiag(sp, g, d, dl, dd, du, rhs, out, err);
+    } else if (d->kind == SPEC_CONV2D) {
+        const size_t s_bytes = (size_t)b->n_shapes * d->n * d->n * es;
+        const size_t w_bytes = (size_t)d->batch * d->n2 * d->n * 2 * es;
+        cl_mem x = new_buffer(sp, &set, src, in_bytes, &e);
+        cl_mem s = new_buffer(sp, &set, b->shapes, s_bytes, &e);
+        cl_mem w = new_buffer(sp, &set, NULL, w_bytes, &e);
+        out = new_buffer(sp, &set, NULL, out_bytes, &e);
+        if (e == CL_SUCCESS && (e = poison(sp, out, out_bytes, d->precision)) == CL_SUCCESS)
+            e = poison(sp, w, w_bytes, d->precision);
+        if (e == CL_SUCCESS) {
+            if (b->n_shapes < 1 || d->batch % b->n_shapes != 0)
+                st = orr_fail(err, ORR_ERR_USAGE,
+                              "spectral conv2d: %d shape functions for %d slices", b->n_shapes,
+                              d->batch);
+            else
+                st = enqueue_conv2d(sp, g, d, x, s, b->n_shapes, w, out, err);
+        }
+    } else {
+        cl_mem in = new_buffer(sp, &set, src, in_bytes, &e);
+        out = new_buffer(sp, &set, NULL, out_bytes, &e);
+        if (e == CL_SUCCESS && (e = poison(sp, out, out_bytes, d->precision)) == CL_SUCCESS)
+            st = d->kind == SPEC_FFT2 ? enqueue_fft2(sp, g, d, in, out, err)
+                                      : ocl_spectral_enqueue(sp, d, in, out, err);
+    }
+    if (e == CL_SUCCESS && st == ORR_OK) {
+        cl_event done = NULL;
+        what = "running the spectral kernels";
+        e = clEnqueueReadBuffer(sp->queue, out, CL_FALSE, 0, out_bytes, dst, 0, NULL, &done);
+        if (e == CL_SUCCESS) {
+            e = ocl_wait_sleeping(sp->queue, done, 0);
+            clReleaseEvent(done);
+        }
+    }
+    if (e != CL_SUCCESS && st == ORR_OK)
+        st = cl_fail(err, e, what);
+    else if (st != ORR_OK)
+        clFinish(sp->queue);   /* nothing may still use the buffers */
+    for (int i = 0; i < set.n; i++)
+        clReleaseMemObject(set.m[i]);
+    if (st == ORR_OK && !packed)
+        spec_unpack_output(d, host_out, b->out);
+    free(host_in);
+    free(host_out);
+    return st;
+}
