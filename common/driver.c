@@ -70,8 +70,8 @@ static void print_usage(FILE *f, const char *program)
 {
     fprintf(f,
             "Usage: %s [separation] [OPTIONS] [-np N -p VALUE...]\n"
-            "       %s spectral --op OP [--inverse] IN.npy... OUT.npy   (see README)\n"
-            "       %s selftest\n"
+            "       %s spectral --op OP [--inverse] [--nthreads N] [--cpu] IN.npy... OUT.npy   (see README)\n"
+            "       %s selftest [--cpu]   (GPU apps: -d N, -l N pick the device)\n"
             "Orrery %s: MilkyWay@Home separation (tidal-stream likelihood) and other\n"
             "BOINC work-unit kinds. With no subcommand the app runs a separation work unit,\n"
             "command-line compatible with MilkyWay@Home's separation application.\n\n"

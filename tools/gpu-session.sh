@@ -35,8 +35,7 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>
 
 # The NVIDIA OpenCL platform's index, so the OpenCL steps skip PoCL.
 nvidia_platform() {
-    app_opencl/orrery_opencl --help >/dev/null 2>&1
-    clinfo -l 2>/dev/null | awk '/^Platform #/ { p = $2; sub(":", "", p) } /NVIDIA/ && /Platform/ { print p; exit }'
+    clinfo -l 2>/dev/null | awk '/^Platform #/ && /NVIDIA/ { p = $2; gsub(/[#:]/, "", p); print p; exit }'
 }
 
 status=0

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "backend.h"
 #include "io/io.h"
@@ -15,7 +16,7 @@
 static orr_status usage_error(orr_error *err, const char *what)
 {
     return orr_fail(err, ORR_ERR_USAGE,
-                    "%s\nusage: spectral --op c2c|r2c|c2r|dct2|dct3|dht|fft2 [--inverse] IN.npy OUT.npy\n"
+                    "%s\nusage: spectral --op c2c|r2c|c2r|dct2|dct3|dht|fft2 [--inverse] [--nthreads N] IN.npy OUT.npy\n"
                     "       spectral --op conv2d SLICES.npy SHAPE.npy OUT.npy\n"
                     "       spectral --op tridiag DL.npy D.npy DU.npy RHS.npy OUT.npy",
                     what);
@@ -63,8 +64,8 @@ static orr_status run_desc(orr_backend *be, const spec_desc *d, const spec_buffe
     return s;
 }
 
-static orr_status run_1d(orr_backend *be, spec_kind kind, int inverse, const char *in_path,
-                         const char *out_path, orr_error *err)
+static orr_status run_1d(orr_backend *be, spec_kind kind, int inverse, int threads,
+                         const char *in_path, const char *out_path, orr_error *err)
 {
     orr_npy a;
     orr_status s = orr_npy_read(in_path, &a, err);
@@ -73,7 +74,7 @@ static orr_status run_1d(orr_backend *be, spec_kind kind, int inverse, const cha
     const int cin = kind == SPEC_C2C || kind == SPEC_C2R || kind == SPEC_FFT2;
     const int cout = kind == SPEC_C2C || kind == SPEC_R2C || kind == SPEC_FFT2;
     s = expect(in_path, &a, cin, kind == SPEC_FFT2 ? 2 : 1, kind == SPEC_FFT2 ? 3 : 2, err);
-    spec_desc d = {kind, precision_of(a.dtype), 0, 0, 1, inverse, 1, 0, 0};
+    spec_desc d = {kind, precision_of(a.dtype), 0, 0, 1, inverse, 1, 0, 0, threads};
     long out_shape[4];
     int out_dim = a.ndim;
     memcpy(out_shape, a.shape, sizeof out_shape);
@@ -108,7 +109,7 @@ static orr_status run_1d(orr_backend *be, spec_kind kind, int inverse, const cha
     return s;
 }
 
-static orr_status run_conv2d(orr_backend *be, const char *x_path, const char *s_path, const char *out_path,
+static orr_status run_conv2d(orr_backend *be, int threads, const char *x_path, const char *s_path, const char *out_path,
                              orr_error *err)
 {
     orr_npy x, sh;
@@ -134,7 +135,7 @@ static orr_status run_conv2d(orr_backend *be, const char *x_path, const char *s_
     if (s == ORR_OK && sh.shape[sh.ndim - 2] != nf)
         s = orr_fail(err, ORR_ERR_INPUT, "%s: S must be mfft x mfft, found %ld x %d", s_path,
                      sh.shape[sh.ndim - 2], nf);
-    spec_desc d = {SPEC_CONV2D, precision_of(x.dtype), nf, m, batch, 0, 1, 0, 0};
+    spec_desc d = {SPEC_CONV2D, precision_of(x.dtype), nf, m, batch, 0, 1, 0, 0, threads};
     void *out = NULL;
     if (s == ORR_OK && !(out = malloc(x.count * orr_npy_item_size(x.dtype))))
         s = orr_fail(err, ORR_ERR_NOMEM, "out of memory");
@@ -150,7 +151,7 @@ static orr_status run_conv2d(orr_backend *be, const char *x_path, const char *s_
     return s;
 }
 
-static orr_status run_tridiag(orr_backend *be, char **paths, const char *out_path, orr_error *err)
+static orr_status run_tridiag(orr_backend *be, int threads, char **paths, const char *out_path, orr_error *err)
 {
     orr_npy a[4];
     int loaded = 0;
@@ -166,7 +167,7 @@ static orr_status run_tridiag(orr_backend *be, char **paths, const char *out_pat
             s = orr_fail(err, ORR_ERR_INPUT, "%s: dtype and shape must equal %s's", paths[loaded],
                          paths[0]);
     }
-    spec_desc d = {SPEC_TRIDIAG, SPEC_F64, 0, 0, 1, 0, 1, 0, 0};
+    spec_desc d = {SPEC_TRIDIAG, SPEC_F64, 0, 0, 1, 0, 1, 0, 0, threads};
     if (s == ORR_OK) {
         d.precision = precision_of(a[0].dtype);
         d.n = (int)a[0].shape[a[0].ndim - 1];
@@ -185,6 +186,10 @@ orr_status spec_command(int argc, char **argv, orr_backend *be, orr_error *err)
 {
     const char *op = NULL;
     int inverse = 0;
+    /* the CPU kernels' threads: every core by default, as for separation
+     * run by hand (results do not depend on the count) */
+    const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    int threads = cores > 0 ? (int)cores : 1;
     char *files[8];
     int n_files = 0;
     for (int i = 0; i < argc; i++) {
@@ -194,6 +199,14 @@ orr_status spec_command(int argc, char **argv, orr_backend *be, orr_error *err)
             op = argv[i] + 5;
         else if (strcmp(argv[i], "--inverse") == 0)
             inverse = 1;
+        else if ((strcmp(argv[i], "--nthreads") == 0 || strcmp(argv[i], "--threads") == 0) &&
+                 i + 1 < argc) {
+            char *end;
+            const long t = strtol(argv[++i], &end, 10);
+            if (*end != '\0' || t < 1 || t > 1024)
+                return usage_error(err, "spectral: --nthreads takes a whole number from 1 to 1024");
+            threads = (int)t;
+        }
         else if (argv[i][0] == '-' && argv[i][1] != '\0')
             return usage_error(err, "spectral: unknown option");
         else if (n_files < 8)
@@ -205,16 +218,16 @@ orr_status spec_command(int argc, char **argv, orr_backend *be, orr_error *err)
     if (kind < 0)
         return usage_error(err, "spectral: unknown --op");
     if (kind == SPEC_CONV2D)
-        return n_files == 3 ? run_conv2d(be, files[0], files[1], files[2], err)
+        return n_files == 3 ? run_conv2d(be, threads, files[0], files[1], files[2], err)
                             : usage_error(err, "spectral conv2d: three files");
     if (kind == SPEC_TRIDIAG)
-        return n_files == 5 ? run_tridiag(be, files, files[4], err)
+        return n_files == 5 ? run_tridiag(be, threads, files, files[4], err)
                             : usage_error(err, "spectral tridiag: five files");
     if (n_files != 2)
         return usage_error(err, "spectral: an input and an output file");
     if (inverse && kind != SPEC_C2C && kind != SPEC_FFT2)
         return usage_error(err, "spectral: --inverse is for c2c and fft2 (c2r and dct3 are the inverses)");
-    return run_1d(be, (spec_kind)kind, inverse, files[0], files[1], err);
+    return run_1d(be, (spec_kind)kind, inverse, threads, files[0], files[1], err);
 }
 
 /* ---- selftest ---- */
@@ -244,7 +257,7 @@ static double selftest_one(const selftest_case *c, spec_precision p, orr_backend
 {
     const spec_kind kind = c->kind;
     const int n = c->n;
-    spec_desc d = {kind, p, n, c->n2, 3, c->inverse, 1, 0, 0};
+    spec_desc d = {kind, p, n, c->n2, 3, c->inverse, 1, 0, 0, 1};
     const size_t in_r = kind == SPEC_TRIDIAG ? (size_t)n : spec_in_reals(&d);
     const size_t out_r = kind == SPEC_TRIDIAG ? (size_t)n : spec_out_reals(&d);
     const size_t es = p == SPEC_F32 ? sizeof(float) : sizeof(double);
