@@ -10,7 +10,8 @@
 # (bench/cuda_fft_bench), bench-2d (bench/cuda_spectral2d_bench),
 # bench-opencl (bench/opencl_spectral_bench), bench-cpu (bench/spectral_bench
 # on the host CPU), bench-sep (bench/gpu_bench.sh, the separation cases).
-# Environment: STEP_TIMEOUT (seconds a step may take, default 300), SM (default 90), VKFFT_INCLUDE (a folder holding vkFFT.h for
+# Environment: REUSE_BUILD=1 (a warm machine: keep the last call's build),
+# BENCH_CPU_ARGS (arguments of bench/spectral_bench), STEP_TIMEOUT (seconds a step may take, default 300), SM (default 90), VKFFT_INCLUDE (a folder holding vkFFT.h for
 # the OpenCL bench), BUILD (default /tmp/orrery-build).
 set -u
 tarball=$(readlink -f "${1:?usage: $0 TARBALL STEP...}")
@@ -18,6 +19,9 @@ shift
 out=${OUT:-/tmp/orrery-out}
 build=${BUILD:-/tmp/orrery-build}
 mkdir -p "$out"
+if [ "${REUSE_BUILD:-0}" = 1 ] && [ -x "$build/app_cpu/orrery_cpu" ]; then
+    cd "$build" || exit 1   # a warm machine's earlier build of the same tarball
+else
 rm -rf "$build" && mkdir -p "$build" && tar xzf "$tarball" -C "$build" --strip-components=1
 cd "$build" || exit 1
 extra_cppflags=
@@ -30,6 +34,7 @@ fi
 if ! make -j"$(nproc)" >"$out/make.log" 2>&1; then
     grep -E "error|Error" "$out/make.log" | head -30
     exit 1
+fi
 fi
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null | tee "$out/device.txt"
 
@@ -68,7 +73,8 @@ for s in "$@"; do
         p=$(nvidia_platform)
         make bench/opencl_spectral_bench >>"$out/make.log" 2>&1 &&
             step bench-opencl bench/opencl_spectral_bench ${p:+--platform $p} ;;
-    bench-cpu) make bench/spectral_bench >>"$out/make.log" 2>&1 && step bench-cpu bench/spectral_bench ;;
+    # shellcheck disable=SC2086
+    bench-cpu) make bench/spectral_bench >>"$out/make.log" 2>&1 && step bench-cpu bench/spectral_bench ${BENCH_CPU_ARGS:-} ;;
     bench-sep)
         make bench/cuda_peak >>"$out/make.log" 2>&1 &&
             step bench-sep env ORR_GPU_PEAK=bench/cuda_peak bench/gpu_bench.sh app_cuda/orrery_cuda ;;
