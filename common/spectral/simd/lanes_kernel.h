@@ -2,11 +2,13 @@
  * file twice with R (the real type) and SUFFIX (f64, f32) defined, and VB,
  * the vector size in bytes of the ISA it is compiled for.
  *
- * The same algorithms as fft_generic.h (Stockham radix-4 with one radix-2
- * pass when log2 N is odd; real kinds on an N/2-point complex FFT), with
- * every scalar replaced by a vector of L transforms. Only the forward FFT is
- * written: an inverse is conj(FFT(conj x)), and negation is exact, so it is
- * the mirror image of the forward computation. */
+ * Complex FFT: Stockham autosort, radix-8 passes, then one radix-4 or
+ * radix-2 pass for what is left of log2 N; the real kinds on an N/2-point
+ * complex FFT (spec section 1), as the scalar kernels were; every scalar
+ * replaced by a vector of L transforms (NL as a preprocessor number, RI the
+ * integer type of R's size, IOTA = 0 .. NL - 1, all from lanes.c). Only the
+ * forward FFT is written: an inverse is conj(FFT(conj x)), and negation is
+ * exact, so it is the mirror image of the forward computation. */
 #define CAT2(a, b) a##_##b
 #define CAT(a, b) CAT2(a, b)
 #define FN(name) CAT(name, SUFFIX)
@@ -21,8 +23,9 @@ typedef struct {
 
 #define BC(x) ((V){0} + (R)(x))
 
-/* Radix-4 passes, forward, src -> dst, s transforms interleaved so far and
- * sub-transforms of len points; tw is the table for n * step points. */
+/* One forward FFT of n points on every lane, x -> returned buffer (x or
+ * y), the other used as scratch; both have room for n + 8 (the padding
+ * below). tw is the table for n * step points. */
 static VC *FN(vfft)(VC *x, VC *y, int n, const R *tw, int step)
 {
     VC *src = x, *dst = y;
