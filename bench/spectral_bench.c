@@ -7,9 +7,10 @@
  * as fast; the target is >= 0.8, within 1.25x). FFTW plans are measured
  * (FFTW_MEASURE, planning capped at 2 s), with as many threads as ours.
  * Median of 7 timed groups of at least 20 ms each.
- * Usage: bench/spectral_bench [POINTS [SECTIONS]]: points per batch
- * (default 2^18); SECTIONS a string of 1 (1D), t (threads), 2 (2D), c
- * (convolution), default "1t2c". */
+ * Usage: bench/spectral_bench [POINTS [SECTIONS [MAX_THREADS]]]: points
+ * per batch (default 2^18); SECTIONS a string of 1 (1D), t (threads), 2
+ * (2D), c (convolution), default "1t2c"; the thread section doubles the
+ * thread count from 1 to MAX_THREADS (default 2). */
 #include <fftw3.h>
 #include <math.h>
 #include <stdio.h>
@@ -283,6 +284,7 @@ int main(int argc, char **argv)
 {
     const long points = argc > 1 ? atol(argv[1]) : 1L << 18;
     const char *sections = argc > 2 ? argv[2] : "1t2c";
+    const int max_threads = argc > 3 ? atoi(argv[3]) : 2;
     setvbuf(stdout, NULL, _IOLBF, 0);
     fftw_init_threads();
     fftwf_init_threads();
@@ -306,7 +308,7 @@ int main(int argc, char **argv)
     if (strchr(sections, 't'))
         for (int f32 = 0; f32 < 2; f32++)
             for (int n = 64; n <= 4096; n *= 8)
-                for (int th = 1; th <= 2; th++)
+                for (int th = 1; th <= max_threads; th *= 2)
                     bad |= bench_1d(SPEC_C2C, 0, f32, n, (int)(4 * points / n), th);
     if (strchr(sections, '2'))
         for (int f32 = 0; f32 < 2; f32++) {

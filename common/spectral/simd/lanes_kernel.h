@@ -2,11 +2,13 @@
  * file twice with R (the real type) and SUFFIX (f64, f32) defined, and VB,
  * the vector size in bytes of the ISA it is compiled for.
  *
- * The same algorithms as fft_generic.h (Stockham radix-4 with one radix-2
- * pass when log2 N is odd; real kinds on an N/2-point complex FFT), with
- * every scalar replaced by a vector of L transforms. Only the forward FFT is
- * written: an inverse is conj(FFT(conj x)), and negation is exact, so it is
- * the mirror image of the forward computation. */
+ * Complex FFT: Stockham autosort, radix-8 passes, then one radix-4 or
+ * radix-2 pass for what is left of log2 N; the real kinds on an N/2-point
+ * complex FFT (spec section 1), as the scalar kernels were; every scalar
+ * replaced by a vector of L transforms (NL as a preprocessor number, RI the
+ * integer type of R's size, IOTA = 0 .. NL - 1, all from lanes.c). Only the
+ * forward FFT is written: an inverse is conj(FFT(conj x)), and negation is
+ * exact, so it is the mirror image of the forward computation. */
 #define CAT2(a, b) a##_##b
 #define CAT(a, b) CAT2(a, b)
 #define FN(name) CAT(name, SUFFIX)
@@ -21,29 +23,46 @@ typedef struct {
 
 #define BC(x) ((V){0} + (R)(x))
 
-/* Radix-4 passes, forward, src -> dst, s transforms interleaved so far and
- * sub-transforms of len points; tw is the table for n * step points. */
+/* One forward FFT of n points on every lane, x -> returned buffer (x or
+ * y), the other used as scratch; both have room for n + 8 (the padding
+ * below). tw is the table for n * step points. */
 static VC *FN(vfft)(VC *x, VC *y, int n, const R *tw, int step)
 {
     VC *src = x, *dst = y;
     int s = 1, len = n;
+    /* Every radix-8 pass reads 8 streams n/8 apart: a power of two of 4 KB
+     * and more, all in one L1 set. So between passes the buffers hold
+     * element j at j + j / (n/8) (one vector pair of padding per eighth),
+     * and the streams fall in different sets. The caller's buffers (first
+     * input, last output) are unpadded; both have room for n + 8. */
+    int sh = 0;
+    while (n >= 8 && (1 << sh) < n / 8)
+        sh++;
+#define PADDED(j, pad) ((j) + (((j) >> sh) & (pad)))
+    int in_pad = 0;
     /* radix-8 passes while they fit (fewer passes over the lanes' scratch);
      * r = e^{-2 pi j / 8} = (c, -c) from the table */
     const V c8 = BC(n >= 8 ? tw[2 * (size_t)(n / 8) * step] : 0);
     while (len >= 8) {
         const int m = len / 8, tstep = step * (n / len);
+        const int out_pad = m > 1 ? -1 : 0;
         for (int p = 0; p < m; p++) {
             V wr[8], wi[8];
             _Pragma("GCC unroll 8") for (int k = 1; k < 8; k++) {
                 wr[k] = BC(tw[2 * (size_t)k * p * tstep]);
                 wi[k] = BC(tw[2 * (size_t)k * p * tstep + 1]);
             }
-            const VC *in = src + s * p;
-            VC *o = dst + s * 8 * p;
+            /* runs of s elements never cross an eighth (s <= n/8 divides it) */
+            const VC *ip[8];
+            VC *op[8];
+            _Pragma("GCC unroll 8") for (int k = 0; k < 8; k++) {
+                ip[k] = src + PADDED(s * p + s * m * k, in_pad);
+                op[k] = dst + PADDED(s * (8 * p + k), out_pad);
+            }
             for (int q = 0; q < s; q++) {
                 VC xv[8];
                 _Pragma("GCC unroll 8") for (int k = 0; k < 8; k++)
-                    xv[k] = in[q + (size_t)s * m * k];
+                    xv[k] = ip[k][q];
                 /* a_k = x_k + x_{k+4}; b_k = (x_k - x_{k+4}) e^{-2 pi j k / 8} */
                 V ar[4], ai[4], br[4], bi[4];
                 _Pragma("GCC unroll 4") for (int k = 0; k < 4; k++) {
@@ -83,20 +102,21 @@ static VC *FN(vfft)(VC *x, VC *y, int n, const R *tw, int step)
                 DFT4(ar, ai, 0);
                 DFT4(br, bi, 1);
 #undef DFT4
-                o[q] = out[0];
+                op[0][q] = out[0];
                 if (p == 0) {
                     _Pragma("GCC unroll 8") for (int k = 1; k < 8; k++)
-                        o[q + s * k] = out[k];
+                        op[k][q] = out[k];
                 } else {
                     _Pragma("GCC unroll 8") for (int k = 1; k < 8; k++) {
-                        o[q + s * k].re = out[k].re * wr[k] - out[k].im * wi[k];
-                        o[q + s * k].im = out[k].re * wi[k] + out[k].im * wr[k];
+                        op[k][q].re = out[k].re * wr[k] - out[k].im * wi[k];
+                        op[k][q].im = out[k].re * wi[k] + out[k].im * wr[k];
                     }
                 }
             }
         }
         len = m;
         s *= 8;
+        in_pad = out_pad;
         VC *t = src;
         src = dst;
         dst = t;
@@ -108,11 +128,11 @@ static VC *FN(vfft)(VC *x, VC *y, int n, const R *tw, int step)
                     *w3 = tw + 6 * (size_t)p * tstep;
             const V w1r = BC(w1[0]), w1i = BC(w1[1]), w2r = BC(w2[0]), w2i = BC(w2[1]),
                     w3r = BC(w3[0]), w3i = BC(w3[1]);
-            const VC *ia = src + s * p, *ib = src + s * (p + m), *ic = src + s * (p + 2 * m),
-                     *id = src + s * (p + 3 * m);
+            const int ja = s * p, jb = s * (p + m), jc = s * (p + 2 * m), jd = s * (p + 3 * m);
             VC *o = dst + s * 4 * p;
             for (int q = 0; q < s; q++) {
-                const VC a = ia[q], b = ib[q], c = ic[q], d = id[q];
+                const VC a = src[PADDED(ja + q, in_pad)], b = src[PADDED(jb + q, in_pad)],
+                         c = src[PADDED(jc + q, in_pad)], d = src[PADDED(jd + q, in_pad)];
                 const V apc_r = a.re + c.re, apc_i = a.im + c.im;
                 const V amc_r = a.re - c.re, amc_i = a.im - c.im;
                 const V bpd_r = b.re + d.re, bpd_i = b.im + d.im;
@@ -143,13 +163,14 @@ static VC *FN(vfft)(VC *x, VC *y, int n, const R *tw, int step)
         }
         len = m;
         s *= 4;
+        in_pad = 0;
         VC *t = src;
         src = dst;
         dst = t;
     }
     if (len == 2) {
         for (int q = 0; q < s; q++) {
-            const VC a = src[q], b = src[q + s];
+            const VC a = src[PADDED(q, in_pad)], b = src[PADDED(q + s, in_pad)];
             dst[q].re = a.re + b.re;
             dst[q].im = a.im + b.im;
             dst[q + s].re = a.re - b.re;
@@ -157,6 +178,7 @@ static VC *FN(vfft)(VC *x, VC *y, int n, const R *tw, int step)
         }
         src = dst;
     }
+#undef PADDED
     return src;
 }
 
@@ -375,7 +397,8 @@ static void FN(lanes_run)(const spec_lanes_job *j, const R *in, R *out, int coun
 {
     const int n = j->n, h = n / 2;
     const R *tw = j->tw, *qt = j->qt;
-    VC *a = (VC *)work, *z = a + n + 2, *scr = z + n, *sp = scr + n, *o = sp + h + 2;
+    /* the FFT's buffers have room for its padding (vfft) */
+    VC *a = (VC *)work, *z = a + n + 10, *scr = z + n + 8, *sp = scr + n + 8, *o = sp + h + 2;
     V *v = (V *)(o + n);
     const ptrdiff_t is = j->in_stride, os = j->out_stride;
     switch (j->kind) {
