@@ -72,7 +72,7 @@ for s in "$@"; do
     bench-opencl)
         p=$(nvidia_platform)
         make bench/opencl_spectral_bench >>"$out/make.log" 2>&1 &&
-            step bench-opencl bench/opencl_spectral_bench ${p:+--platform $p} ;;
+            ORR_BENCH_PLATFORM=${p:-0} step bench-opencl bench/opencl_spectral_bench ;;
     # shellcheck disable=SC2086
     bench-cpu) make bench/spectral_bench >>"$out/make.log" 2>&1 && step bench-cpu bench/spectral_bench ${BENCH_CPU_ARGS:-} ;;
     bench-sep)
