@@ -382,6 +382,127 @@ static cudaError_t fft_c2c_launch_r4(const void *in, void *out, int n, int batch
     return cudaGetLastError();
 }
 
+/* ---- radix-8 passes (a variant): 8 points a thread, half the registers
+ * of fft_c2c_r16 so more threads fit an SM, one more trip through shared
+ * memory for some N. Same Stockham passes: pass inputs q + s (p + r m),
+ * outputs q + s (8 p + r) times w_len^(p r); a last 2- or 4-point pass
+ * when log2 N is not a multiple of 3. n / 8 threads a transform, blocks of
+ * max(256, n / 8) threads. ---- */
+template <typename T, int LAST_R, int MINB, bool WARP>
+__global__ void __launch_bounds__(512, MINB)
+fft_c2c_r8(const typename cpx_of<T>::type *in, typename cpx_of<T>::type *out, int n, int batch,
+           const typename cpx_of<T>::type *tw, int sign)
+{
+    typedef typename cpx_of<T>::type C;
+    extern __shared__ unsigned char smem_raw[];
+    C *sh = reinterpret_cast<C *>(smem_raw) + (size_t)threadIdx.y * n;
+    const int t = blockIdx.x * blockDim.y + threadIdx.y;
+    const int tid = threadIdx.x, threads = n / 8;
+    const bool live = t < batch;
+    const C *src = in + (size_t)(live ? t : 0) * n;
+    C *dst = out + (size_t)(live ? t : 0) * n;
+    const T scale = sign > 0 ? (T)1 / (T)n : (T)1;
+    C v[8];
+    int s = 1, len = n;
+    for (bool first = true; len >= 8 && (len > 8 || LAST_R == 1); first = false) {
+        const int m = len / 8, tstep = n / len;
+        const int p = tid / s, q = tid % s;
+#pragma unroll
+        for (int r = 0; r < 8; r++)
+            v[r] = first ? (live ? src[q + s * (p + r * m)] : C()) : sh[q + s * (p + r * m)];
+        dft8_natural<C, T>(v, sign);
+#pragma unroll
+        for (int r = 1; r < 8; r++) {
+            const C w = tw[p * r * tstep];
+            v[r] = cmul<C, T>(v[r], w.x, sign < 0 ? w.y : -w.y);
+        }
+        if (!first)
+            pass_barrier<WARP>();
+        if (len == 8) {   /* the last pass (LAST_R == 1): p = 0, s = n / 8 */
+            if (live) {
+#pragma unroll
+                for (int r = 0; r < 8; r++) {
+                    C x = v[r];
+                    x.x *= scale;
+                    x.y *= scale;
+                    dst[q + s * r] = x;
+                }
+            }
+            return;
+        }
+#pragma unroll
+        for (int r = 0; r < 8; r++)
+            sh[q + s * (8 * p + r)] = v[r];
+        pass_barrier<WARP>();
+        len = m;
+        s *= 8;
+    }
+    /* the last pass: len = LAST_R (2 or 4), 8 / LAST_R butterflies a thread */
+#pragma unroll
+    for (int g = 0; g < 8 / LAST_R; g++) {
+        const int q = g * threads + tid;
+#pragma unroll
+        for (int r = 0; r < LAST_R; r++)
+            v[g * LAST_R + r] = sh[q + s * r];
+    }
+    if (LAST_R == 4) {
+        dft4<C, T>(v[0], v[1], v[2], v[3], sign);
+        dft4<C, T>(v[4], v[5], v[6], v[7], sign);
+    } else {
+#pragma unroll
+        for (int g = 0; g < 4; g++)
+            dft2<C, T>(v[2 * g], v[2 * g + 1]);
+    }
+    if (live) {
+#pragma unroll
+        for (int g = 0; g < 8 / LAST_R; g++) {
+            const int q = g * threads + tid;
+#pragma unroll
+            for (int r = 0; r < LAST_R; r++) {
+                C x = v[g * LAST_R + r];
+                x.x *= scale;
+                x.y *= scale;
+                dst[q + s * r] = x;
+            }
+        }
+    }
+}
+
+/* One radix-8 variant (n >= 16). */
+template <typename T, int MINB, bool WARP>
+static cudaError_t fft_c2c_launch_r8(const void *in, void *out, int n, int batch, const void *tw_t,
+                                     int inverse, cudaStream_t stream)
+{
+    typedef typename cpx_of<T>::type C;
+    const C *tw = (const C *)tw_t;
+    int log2n = 0;
+    while ((1 << log2n) < n)
+        log2n++;
+    const int last = 1 << (log2n % 3);   /* 1 (a power of 8), 2 or 4 */
+    const int per = n / 8, ty = per >= 256 ? 1 : 256 / per;
+    const size_t smem = (size_t)ty * n * sizeof(C);
+    dim3 block(per, ty), grid((batch + ty - 1) / ty);
+    const int sign = inverse ? 1 : -1;
+    const C *i = (const C *)in;
+    C *o = (C *)out;
+    cudaError_t e = cudaSuccess;
+#define ORR_C2C_R8(L)                                                                             \
+    do {                                                                                          \
+        if (smem > 48 * 1024)                                                                     \
+            e = cudaFuncSetAttribute(fft_c2c_r8<T, L, MINB, WARP>,                                \
+                                     cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);     \
+        if (e == cudaSuccess)                                                                     \
+            fft_c2c_r8<T, L, MINB, WARP><<<grid, block, smem, stream>>>(i, o, n, batch, tw, sign); \
+    } while (0)
+    switch (last) {
+    case 1: ORR_C2C_R8(1); break;
+    case 2: ORR_C2C_R8(2); break;
+    default: ORR_C2C_R8(4); break;
+    }
+#undef ORR_C2C_R8
+    return e != cudaSuccess ? e : cudaGetLastError();
+}
+
 /* One radix-16 variant: n / 16 threads a transform (n >= 32), transforms
  * per block for 256 threads. */
 template <typename T, int TW, int MINB, bool WARP>
@@ -425,7 +546,7 @@ static cudaError_t fft_c2c_launch_r16(const void *in, void *out, int n, int batc
  * that defines FFT_ALL_VARIANTS (the bench, the device check) compiles
  * them all; elsewhere the launchers run the default whatever the variant
  * asked, which keeps the app's build time and size down. */
-#define FFT_C2C_VARIANTS 5
+#define FFT_C2C_VARIANTS 7
 static inline const char *fft_c2c_variant_name(int variant)
 {
     switch (variant) {
@@ -434,6 +555,8 @@ static inline const char *fft_c2c_variant_name(int variant)
     case 2: return "r16 2 tw loads";
     case 3: return "r16 2 tw, warp sync";
     case 4: return "r16 2 tw, warp, f32 3 / f64 1 blk";
+    case 5: return "r8, warp, 64 regs";
+    case 6: return "r8, warp, 128 regs";
     default: return "?";
     }
 }
@@ -460,6 +583,12 @@ static cudaError_t fft_c2c_launch(const void *in, void *out, int n, int batch, c
                                                                              inverse, stream)
                     : fft_c2c_launch_r16<T, 2, sizeof(T) == 4 ? 3 : 1, false>(in, out, n, batch, tw_t,
                                                                               inverse, stream);
+    case 5:
+        return n / 8 <= 32 ? fft_c2c_launch_r8<T, 2, true>(in, out, n, batch, tw_t, inverse, stream)
+                           : fft_c2c_launch_r8<T, 2, false>(in, out, n, batch, tw_t, inverse, stream);
+    case 6:
+        return n / 8 <= 32 ? fft_c2c_launch_r8<T, 1, true>(in, out, n, batch, tw_t, inverse, stream)
+                           : fft_c2c_launch_r8<T, 1, false>(in, out, n, batch, tw_t, inverse, stream);
     default: break;
     }
 #else
