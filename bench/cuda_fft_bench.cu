@@ -243,7 +243,7 @@ static void bench_one(int kind, int variant, int n, const tables<T> &tb, T *h_in
         cu_ms = cufft_ms<T>(kind, n, batch, d_in, d_out, &cu_bytes);
     const double gbs = (in_bytes + out_bytes) / (ms * 1e-3) / 1e9, cu_gbs = cu_bytes / (cu_ms * 1e-3) / 1e9;
     const double flops = (kind == K_C2C ? 5.0 : 2.5) * n * log2((double)n) * batch;
-    const char *name = kind != K_C2C ? (n < 64 ? "fused, shared" : variant ? "fused r16 2 tw, warp" : "fused r16")
+    const char *name = kind != K_C2C ? (n < 64 ? "fused, shared" : fft_real_variant_name(variant))
                        : n < 32      ? "r4 shared"
                                      : fft_c2c_variant_name(variant);
     const char *cu_kind = kind == K_C2C ? (sizeof(T) == 8 ? "Z2Z" : "C2C")
