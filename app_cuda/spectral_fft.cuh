@@ -541,12 +541,16 @@ static cudaError_t fft_c2c_launch_r16(const void *in, void *out, int n, int batc
     return e != cudaSuccess ? e : cudaGetLastError();
 }
 
-/* The C2C variants the bench compares (FFT_C2C_VARIANTS of them; 0 is the
- * baseline and the default until a GPU run says otherwise). Only a file
- * that defines FFT_ALL_VARIANTS (the bench, the device check) compiles
- * them all; elsewhere the launchers run the default whatever the variant
- * asked, which keeps the app's build time and size down. */
+/* The C2C variants the bench compares (FFT_C2C_VARIANTS of them). The
+ * default, FFT_C2C_DEFAULT_VARIANT, is 0 (the baseline) until a GPU run
+ * says otherwise. Only a file that defines FFT_ALL_VARIANTS (the bench, the
+ * device check) compiles them all; elsewhere the launcher compiles and
+ * runs the default whatever variant is asked, which keeps the app's build
+ * time and size down (-DFFT_C2C_DEFAULT_VARIANT=V builds the app with V). */
 #define FFT_C2C_VARIANTS 7
+#ifndef FFT_C2C_DEFAULT_VARIANT
+#define FFT_C2C_DEFAULT_VARIANT 0
+#endif
 static inline const char *fft_c2c_variant_name(int variant)
 {
     switch (variant) {
@@ -561,40 +565,61 @@ static inline const char *fft_c2c_variant_name(int variant)
     }
 }
 
+/* Variant V of the register kernels (n >= 32). */
+template <typename T, int V>
+static cudaError_t fft_c2c_launch_variant(const void *in, void *out, int n, int batch, const void *tw_t,
+                                          int inverse, cudaStream_t stream)
+{
+    const bool warp16 = n / 16 <= 32, warp8 = n / 8 <= 32;   /* a transform's threads in one warp */
+    if constexpr (V == 1) {
+        return fft_c2c_launch_r16<T, 1, FFT_MIN_BLOCKS, false>(in, out, n, batch, tw_t, inverse, stream);
+    } else if constexpr (V == 2) {
+        return fft_c2c_launch_r16<T, 2, FFT_MIN_BLOCKS, false>(in, out, n, batch, tw_t, inverse, stream);
+    } else if constexpr (V == 3) {
+        return warp16 ? fft_c2c_launch_r16<T, 2, FFT_MIN_BLOCKS, true>(in, out, n, batch, tw_t, inverse, stream)
+                      : fft_c2c_launch_r16<T, 2, FFT_MIN_BLOCKS, false>(in, out, n, batch, tw_t, inverse, stream);
+    } else if constexpr (V == 4) {
+        /* f32 has registers to spare at 2 blocks an SM, f64 runs short at 2 */
+        constexpr int minb = sizeof(T) == 4 ? 3 : 1;
+        return warp16 ? fft_c2c_launch_r16<T, 2, minb, true>(in, out, n, batch, tw_t, inverse, stream)
+                      : fft_c2c_launch_r16<T, 2, minb, false>(in, out, n, batch, tw_t, inverse, stream);
+    } else if constexpr (V == 5) {
+        return warp8 ? fft_c2c_launch_r8<T, 2, true>(in, out, n, batch, tw_t, inverse, stream)
+                     : fft_c2c_launch_r8<T, 2, false>(in, out, n, batch, tw_t, inverse, stream);
+    } else if constexpr (V == 6) {
+        return warp8 ? fft_c2c_launch_r8<T, 1, true>(in, out, n, batch, tw_t, inverse, stream)
+                     : fft_c2c_launch_r8<T, 1, false>(in, out, n, batch, tw_t, inverse, stream);
+    } else {
+        static_assert(V == 0, "C2C variants are 0 .. FFT_C2C_VARIANTS - 1");
+        return fft_c2c_launch_r16<T, 0, FFT_MIN_BLOCKS, false>(in, out, n, batch, tw_t, inverse, stream);
+    }
+}
+
 /* The batched complex FFT: the radix-4 shared kernel for n < 32, else the
- * radix-16 register kernel of the variant. tw_d: the table in double (the
- * radix-4 kernel takes it), tw_t: the same in the kernel's precision. */
+ * register kernel of the variant (-1: the default). tw_d: the table in
+ * double (the radix-4 kernel takes it), tw_t: the same in the kernel's
+ * precision. */
 template <typename T>
 static cudaError_t fft_c2c_launch(const void *in, void *out, int n, int batch, const double2 *tw_d,
-                                  const void *tw_t, int inverse, cudaStream_t stream, int variant = 0)
+                                  const void *tw_t, int inverse, cudaStream_t stream, int variant = -1)
 {
     if (n < 32)
         return fft_c2c_launch_r4<T>(in, out, n, batch, tw_d, inverse, stream);
 #ifdef FFT_ALL_VARIANTS
-    const bool warp = n / 16 <= 32;   /* a transform's threads in one warp */
-    switch (variant) {
-    case 1: return fft_c2c_launch_r16<T, 1, FFT_MIN_BLOCKS, false>(in, out, n, batch, tw_t, inverse, stream);
-    case 2: return fft_c2c_launch_r16<T, 2, FFT_MIN_BLOCKS, false>(in, out, n, batch, tw_t, inverse, stream);
-    case 3:
-        return warp ? fft_c2c_launch_r16<T, 2, FFT_MIN_BLOCKS, true>(in, out, n, batch, tw_t, inverse, stream)
-                    : fft_c2c_launch_r16<T, 2, FFT_MIN_BLOCKS, false>(in, out, n, batch, tw_t, inverse, stream);
-    case 4:   /* f32 has registers to spare at 2 blocks an SM, f64 runs short at 2 */
-        return warp ? fft_c2c_launch_r16<T, 2, sizeof(T) == 4 ? 3 : 1, true>(in, out, n, batch, tw_t,
-                                                                             inverse, stream)
-                    : fft_c2c_launch_r16<T, 2, sizeof(T) == 4 ? 3 : 1, false>(in, out, n, batch, tw_t,
-                                                                              inverse, stream);
-    case 5:
-        return n / 8 <= 32 ? fft_c2c_launch_r8<T, 2, true>(in, out, n, batch, tw_t, inverse, stream)
-                           : fft_c2c_launch_r8<T, 2, false>(in, out, n, batch, tw_t, inverse, stream);
-    case 6:
-        return n / 8 <= 32 ? fft_c2c_launch_r8<T, 1, true>(in, out, n, batch, tw_t, inverse, stream)
-                           : fft_c2c_launch_r8<T, 1, false>(in, out, n, batch, tw_t, inverse, stream);
-    default: break;
+    switch (variant < 0 ? FFT_C2C_DEFAULT_VARIANT : variant) {
+    case 0: return fft_c2c_launch_variant<T, 0>(in, out, n, batch, tw_t, inverse, stream);
+    case 1: return fft_c2c_launch_variant<T, 1>(in, out, n, batch, tw_t, inverse, stream);
+    case 2: return fft_c2c_launch_variant<T, 2>(in, out, n, batch, tw_t, inverse, stream);
+    case 3: return fft_c2c_launch_variant<T, 3>(in, out, n, batch, tw_t, inverse, stream);
+    case 4: return fft_c2c_launch_variant<T, 4>(in, out, n, batch, tw_t, inverse, stream);
+    case 5: return fft_c2c_launch_variant<T, 5>(in, out, n, batch, tw_t, inverse, stream);
+    case 6: return fft_c2c_launch_variant<T, 6>(in, out, n, batch, tw_t, inverse, stream);
+    default: return cudaErrorInvalidValue;
     }
 #else
     (void)variant;
+    return fft_c2c_launch_variant<T, FFT_C2C_DEFAULT_VARIANT>(in, out, n, batch, tw_t, inverse, stream);
 #endif
-    return fft_c2c_launch_r16<T, 0, FFT_MIN_BLOCKS, false>(in, out, n, batch, tw_t, inverse, stream);
 }
 
 #endif

@@ -391,11 +391,15 @@ static cudaError_t fft_real_launch_radix(const T *in, T *out, int n, int batch, 
 /* Launch one real kind: the shared path for h < 32, else the register
  * path of the variant: 0 the baseline radix-16 passes, 1 radix 16 with two
  * twiddle loads and warp barriers (fft_c2c_launch's variant 3), 2 radix 8
- * with 64 registers and warp barriers (its variant 5). Only files that
- * define FFT_ALL_VARIANTS compile 1 and 2 (see FFT_C2C_VARIANTS). tw_d,
+ * with 64 registers and warp barriers (its variant 5); -1 the default,
+ * FFT_REAL_DEFAULT_VARIANT. Only files that define FFT_ALL_VARIANTS
+ * compile them all (see FFT_C2C_VARIANTS). tw_d,
  * qt_d: the N-point tables as double2; tw_t, qt_t: the same in T's
  * precision (qt may be NULL for the kinds without it). */
 #define FFT_REAL_VARIANTS 3
+#ifndef FFT_REAL_DEFAULT_VARIANT
+#define FFT_REAL_DEFAULT_VARIANT 0
+#endif
 static inline const char *fft_real_variant_name(int variant)
 {
     switch (variant) {
@@ -403,6 +407,23 @@ static inline const char *fft_real_variant_name(int variant)
     case 1: return "fused r16 2 tw, warp";
     case 2: return "fused r8, warp, 64 regs";
     default: return "?";
+    }
+}
+
+/* Variant V of the register path (h >= 32). */
+template <typename T, int KIND, int V>
+static cudaError_t fft_real_launch_variant(const T *in, T *out, int n, int batch, const void *tw_t,
+                                           const void *qt_t, cudaStream_t stream)
+{
+    if constexpr (V == 1) {
+        return fft_real_launch_radix<T, KIND, 16, 2, FFT_MIN_BLOCKS, true>(in, out, n, batch, tw_t,
+                                                                           qt_t, stream);
+    } else if constexpr (V == 2) {
+        return fft_real_launch_radix<T, KIND, 8, 0, 4, true>(in, out, n, batch, tw_t, qt_t, stream);
+    } else {
+        static_assert(V == 0, "real variants are 0 .. FFT_REAL_VARIANTS - 1");
+        return fft_real_launch_radix<T, KIND, 16, 0, FFT_MIN_BLOCKS, false>(in, out, n, batch, tw_t,
+                                                                            qt_t, stream);
     }
 }
 
@@ -422,23 +443,24 @@ static cudaError_t fft_real_launch_kind(const T *in, T *out, int n, int batch, c
         return cudaGetLastError();
     }
 #ifdef FFT_ALL_VARIANTS
-    if (variant == 1)
-        return fft_real_launch_radix<T, KIND, 16, 2, FFT_MIN_BLOCKS, true>(in, out, n, batch, tw_t,
-                                                                           qt_t, stream);
-    if (variant == 2)
-        return fft_real_launch_radix<T, KIND, 8, 0, 4, true>(in, out, n, batch, tw_t, qt_t, stream);
+    switch (variant < 0 ? FFT_REAL_DEFAULT_VARIANT : variant) {
+    case 0: return fft_real_launch_variant<T, KIND, 0>(in, out, n, batch, tw_t, qt_t, stream);
+    case 1: return fft_real_launch_variant<T, KIND, 1>(in, out, n, batch, tw_t, qt_t, stream);
+    case 2: return fft_real_launch_variant<T, KIND, 2>(in, out, n, batch, tw_t, qt_t, stream);
+    default: return cudaErrorInvalidValue;
+    }
 #else
     (void)variant;
+    return fft_real_launch_variant<T, KIND, FFT_REAL_DEFAULT_VARIANT>(in, out, n, batch, tw_t, qt_t,
+                                                                      stream);
 #endif
-    return fft_real_launch_radix<T, KIND, 16, 0, FFT_MIN_BLOCKS, false>(in, out, n, batch, tw_t,
-                                                                        qt_t, stream);
 }
 
-/* Any real kind (RK_*); variant 0 is the default. */
+/* Any real kind (RK_*); variant -1: the default. */
 template <typename T>
 static cudaError_t fft_real_launch(int kind, const void *in, void *out, int n, int batch,
                                    const double2 *tw_d, const double2 *qt_d, const void *tw_t,
-                                   const void *qt_t, cudaStream_t stream, int variant = 0)
+                                   const void *qt_t, cudaStream_t stream, int variant = -1)
 {
     const T *i = (const T *)in;
     T *o = (T *)out;
