@@ -1,10 +1,12 @@
-/* Batched complex FFT on the GPU, power-of-two N up to 4096: the first of
- * the spectral kernels (specs/spectral.md), not yet behind the backend's
- * ops table. One transform lives in shared memory; each thread computes
- * radix-4 butterflies (one radix-2 pass when log2 N is odd) in registers,
- * Stockham order, with a barrier between reading a pass's inputs and
- * writing its outputs so one buffer serves both. Small transforms share a
- * block (blockDim.y of them), so a block always has 256 threads or more.
+/* Batched complex FFT on the GPU, power-of-two N up to 4096 (specs/
+ * spectral.md), behind the backend's spec_run and the bench. N < 32: one
+ * transform in shared memory, radix-4 butterflies (one radix-2 pass when
+ * log2 N is odd), a barrier between reading a pass's inputs and writing
+ * its outputs. N >= 32: fft_c2c_r16, 16 points a thread in registers,
+ * radix-16 Stockham passes (a 2-, 4- or 8-point last pass), the first
+ * reading global memory and the last writing it; and, as variants the
+ * bench compares, fewer twiddle loads, warp barriers, other register caps
+ * and radix-8 passes (fft_c2c_launch). Small transforms share a block.
  * Twiddles come from a table of e^{-2 pi j k / N} (long double on the host,
  * rounded once). Conventions as the CPU kernels: unnormalised forward,
  * inverse with 1/N. */
