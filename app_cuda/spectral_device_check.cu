@@ -162,7 +162,7 @@ template <typename T> static int check_precision(double *worst_all)
                         *worst_all = e;
                     printf("%s %-4s %s N=%-5d batch %-6d %s%s error %.2f eps log2 N\n", ok ? "PASS" : "FAIL",
                            kind_names[kind], prec, n, batch,
-                           kind != K_C2C ? (n < 64 ? "fused shared" : v ? "fused r16 2 tw, warp" : "fused r16")
+                           kind != K_C2C ? (n < 64 ? "fused shared" : fft_real_variant_name(v))
                            : n < 32      ? "r4 shared"
                                          : fft_c2c_variant_name(v),
                            kind != K_C2C ? "" : inv ? " inverse" : " forward", e);

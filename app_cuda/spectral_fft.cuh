@@ -1,10 +1,12 @@
-/* Batched complex FFT on the GPU, power-of-two N up to 4096: the first of
- * the spectral kernels (specs/spectral.md), not yet behind the backend's
- * ops table. One transform lives in shared memory; each thread computes
- * radix-4 butterflies (one radix-2 pass when log2 N is odd) in registers,
- * Stockham order, with a barrier between reading a pass's inputs and
- * writing its outputs so one buffer serves both. Small transforms share a
- * block (blockDim.y of them), so a block always has 256 threads or more.
+/* Batched complex FFT on the GPU, power-of-two N up to 4096 (specs/
+ * spectral.md), behind the backend's spec_run and the bench. N < 32: one
+ * transform in shared memory, radix-4 butterflies (one radix-2 pass when
+ * log2 N is odd), a barrier between reading a pass's inputs and writing
+ * its outputs. N >= 32: fft_c2c_r16, 16 points a thread in registers,
+ * radix-16 Stockham passes (a 2-, 4- or 8-point last pass), the first
+ * reading global memory and the last writing it; and, as variants the
+ * bench compares, fewer twiddle loads, warp barriers, other register caps
+ * and radix-8 passes (fft_c2c_launch). Small transforms share a block.
  * Twiddles come from a table of e^{-2 pi j k / N} (long double on the host,
  * rounded once). Conventions as the CPU kernels: unnormalised forward,
  * inverse with 1/N. */
@@ -382,6 +384,127 @@ static cudaError_t fft_c2c_launch_r4(const void *in, void *out, int n, int batch
     return cudaGetLastError();
 }
 
+/* ---- radix-8 passes (a variant): 8 points a thread, half the registers
+ * of fft_c2c_r16 so more threads fit an SM, one more trip through shared
+ * memory for some N. Same Stockham passes: pass inputs q + s (p + r m),
+ * outputs q + s (8 p + r) times w_len^(p r); a last 2- or 4-point pass
+ * when log2 N is not a multiple of 3. n / 8 threads a transform, blocks of
+ * max(256, n / 8) threads. ---- */
+template <typename T, int LAST_R, int MINB, bool WARP>
+__global__ void __launch_bounds__(512, MINB)
+fft_c2c_r8(const typename cpx_of<T>::type *in, typename cpx_of<T>::type *out, int n, int batch,
+           const typename cpx_of<T>::type *tw, int sign)
+{
+    typedef typename cpx_of<T>::type C;
+    extern __shared__ unsigned char smem_raw[];
+    C *sh = reinterpret_cast<C *>(smem_raw) + (size_t)threadIdx.y * n;
+    const int t = blockIdx.x * blockDim.y + threadIdx.y;
+    const int tid = threadIdx.x, threads = n / 8;
+    const bool live = t < batch;
+    const C *src = in + (size_t)(live ? t : 0) * n;
+    C *dst = out + (size_t)(live ? t : 0) * n;
+    const T scale = sign > 0 ? (T)1 / (T)n : (T)1;
+    C v[8];
+    int s = 1, len = n;
+    for (bool first = true; len >= 8 && (len > 8 || LAST_R == 1); first = false) {
+        const int m = len / 8, tstep = n / len;
+        const int p = tid / s, q = tid % s;
+#pragma unroll
+        for (int r = 0; r < 8; r++)
+            v[r] = first ? (live ? src[q + s * (p + r * m)] : C()) : sh[q + s * (p + r * m)];
+        dft8_natural<C, T>(v, sign);
+#pragma unroll
+        for (int r = 1; r < 8; r++) {
+            const C w = tw[p * r * tstep];
+            v[r] = cmul<C, T>(v[r], w.x, sign < 0 ? w.y : -w.y);
+        }
+        if (!first)
+            pass_barrier<WARP>();
+        if (len == 8) {   /* the last pass (LAST_R == 1): p = 0, s = n / 8 */
+            if (live) {
+#pragma unroll
+                for (int r = 0; r < 8; r++) {
+                    C x = v[r];
+                    x.x *= scale;
+                    x.y *= scale;
+                    dst[q + s * r] = x;
+                }
+            }
+            return;
+        }
+#pragma unroll
+        for (int r = 0; r < 8; r++)
+            sh[q + s * (8 * p + r)] = v[r];
+        pass_barrier<WARP>();
+        len = m;
+        s *= 8;
+    }
+    /* the last pass: len = LAST_R (2 or 4), 8 / LAST_R butterflies a thread */
+#pragma unroll
+    for (int g = 0; g < 8 / LAST_R; g++) {
+        const int q = g * threads + tid;
+#pragma unroll
+        for (int r = 0; r < LAST_R; r++)
+            v[g * LAST_R + r] = sh[q + s * r];
+    }
+    if (LAST_R == 4) {
+        dft4<C, T>(v[0], v[1], v[2], v[3], sign);
+        dft4<C, T>(v[4], v[5], v[6], v[7], sign);
+    } else {
+#pragma unroll
+        for (int g = 0; g < 4; g++)
+            dft2<C, T>(v[2 * g], v[2 * g + 1]);
+    }
+    if (live) {
+#pragma unroll
+        for (int g = 0; g < 8 / LAST_R; g++) {
+            const int q = g * threads + tid;
+#pragma unroll
+            for (int r = 0; r < LAST_R; r++) {
+                C x = v[g * LAST_R + r];
+                x.x *= scale;
+                x.y *= scale;
+                dst[q + s * r] = x;
+            }
+        }
+    }
+}
+
+/* One radix-8 variant (n >= 16). */
+template <typename T, int MINB, bool WARP>
+static cudaError_t fft_c2c_launch_r8(const void *in, void *out, int n, int batch, const void *tw_t,
+                                     int inverse, cudaStream_t stream)
+{
+    typedef typename cpx_of<T>::type C;
+    const C *tw = (const C *)tw_t;
+    int log2n = 0;
+    while ((1 << log2n) < n)
+        log2n++;
+    const int last = 1 << (log2n % 3);   /* 1 (a power of 8), 2 or 4 */
+    const int per = n / 8, ty = per >= 256 ? 1 : 256 / per;
+    const size_t smem = (size_t)ty * n * sizeof(C);
+    dim3 block(per, ty), grid((batch + ty - 1) / ty);
+    const int sign = inverse ? 1 : -1;
+    const C *i = (const C *)in;
+    C *o = (C *)out;
+    cudaError_t e = cudaSuccess;
+#define ORR_C2C_R8(L)                                                                             \
+    do {                                                                                          \
+        if (smem > 48 * 1024)                                                                     \
+            e = cudaFuncSetAttribute(fft_c2c_r8<T, L, MINB, WARP>,                                \
+                                     cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);     \
+        if (e == cudaSuccess)                                                                     \
+            fft_c2c_r8<T, L, MINB, WARP><<<grid, block, smem, stream>>>(i, o, n, batch, tw, sign); \
+    } while (0)
+    switch (last) {
+    case 1: ORR_C2C_R8(1); break;
+    case 2: ORR_C2C_R8(2); break;
+    default: ORR_C2C_R8(4); break;
+    }
+#undef ORR_C2C_R8
+    return e != cudaSuccess ? e : cudaGetLastError();
+}
+
 /* One radix-16 variant: n / 16 threads a transform (n >= 32), transforms
  * per block for 256 threads. */
 template <typename T, int TW, int MINB, bool WARP>
@@ -420,12 +543,16 @@ static cudaError_t fft_c2c_launch_r16(const void *in, void *out, int n, int batc
     return e != cudaSuccess ? e : cudaGetLastError();
 }
 
-/* The C2C variants the bench compares (FFT_C2C_VARIANTS of them; 0 is the
- * baseline and the default until a GPU run says otherwise). Only a file
- * that defines FFT_ALL_VARIANTS (the bench, the device check) compiles
- * them all; elsewhere the launchers run the default whatever the variant
- * asked, which keeps the app's build time and size down. */
-#define FFT_C2C_VARIANTS 5
+/* The C2C variants the bench compares (FFT_C2C_VARIANTS of them). The
+ * default, FFT_C2C_DEFAULT_VARIANT, is 0 (the baseline) until a GPU run
+ * says otherwise. Only a file that defines FFT_ALL_VARIANTS (the bench, the
+ * device check) compiles them all; elsewhere the launcher compiles and
+ * runs the default whatever variant is asked, which keeps the app's build
+ * time and size down (-DFFT_C2C_DEFAULT_VARIANT=V builds the app with V). */
+#define FFT_C2C_VARIANTS 7
+#ifndef FFT_C2C_DEFAULT_VARIANT
+#define FFT_C2C_DEFAULT_VARIANT 0
+#endif
 static inline const char *fft_c2c_variant_name(int variant)
 {
     switch (variant) {
@@ -434,38 +561,67 @@ static inline const char *fft_c2c_variant_name(int variant)
     case 2: return "r16 2 tw loads";
     case 3: return "r16 2 tw, warp sync";
     case 4: return "r16 2 tw, warp, f32 3 / f64 1 blk";
+    case 5: return "r8, warp, 64 regs";
+    case 6: return "r8, warp, 128 regs";
     default: return "?";
     }
 }
 
+/* Variant V of the register kernels (n >= 32). */
+template <typename T, int V>
+static cudaError_t fft_c2c_launch_variant(const void *in, void *out, int n, int batch, const void *tw_t,
+                                          int inverse, cudaStream_t stream)
+{
+    const bool warp16 = n / 16 <= 32, warp8 = n / 8 <= 32;   /* a transform's threads in one warp */
+    if constexpr (V == 1) {
+        return fft_c2c_launch_r16<T, 1, FFT_MIN_BLOCKS, false>(in, out, n, batch, tw_t, inverse, stream);
+    } else if constexpr (V == 2) {
+        return fft_c2c_launch_r16<T, 2, FFT_MIN_BLOCKS, false>(in, out, n, batch, tw_t, inverse, stream);
+    } else if constexpr (V == 3) {
+        return warp16 ? fft_c2c_launch_r16<T, 2, FFT_MIN_BLOCKS, true>(in, out, n, batch, tw_t, inverse, stream)
+                      : fft_c2c_launch_r16<T, 2, FFT_MIN_BLOCKS, false>(in, out, n, batch, tw_t, inverse, stream);
+    } else if constexpr (V == 4) {
+        /* f32 has registers to spare at 2 blocks an SM, f64 runs short at 2 */
+        constexpr int minb = sizeof(T) == 4 ? 3 : 1;
+        return warp16 ? fft_c2c_launch_r16<T, 2, minb, true>(in, out, n, batch, tw_t, inverse, stream)
+                      : fft_c2c_launch_r16<T, 2, minb, false>(in, out, n, batch, tw_t, inverse, stream);
+    } else if constexpr (V == 5) {
+        return warp8 ? fft_c2c_launch_r8<T, 2, true>(in, out, n, batch, tw_t, inverse, stream)
+                     : fft_c2c_launch_r8<T, 2, false>(in, out, n, batch, tw_t, inverse, stream);
+    } else if constexpr (V == 6) {
+        return warp8 ? fft_c2c_launch_r8<T, 1, true>(in, out, n, batch, tw_t, inverse, stream)
+                     : fft_c2c_launch_r8<T, 1, false>(in, out, n, batch, tw_t, inverse, stream);
+    } else {
+        static_assert(V == 0, "C2C variants are 0 .. FFT_C2C_VARIANTS - 1");
+        return fft_c2c_launch_r16<T, 0, FFT_MIN_BLOCKS, false>(in, out, n, batch, tw_t, inverse, stream);
+    }
+}
+
 /* The batched complex FFT: the radix-4 shared kernel for n < 32, else the
- * radix-16 register kernel of the variant. tw_d: the table in double (the
- * radix-4 kernel takes it), tw_t: the same in the kernel's precision. */
+ * register kernel of the variant (-1: the default). tw_d: the table in
+ * double (the radix-4 kernel takes it), tw_t: the same in the kernel's
+ * precision. */
 template <typename T>
 static cudaError_t fft_c2c_launch(const void *in, void *out, int n, int batch, const double2 *tw_d,
-                                  const void *tw_t, int inverse, cudaStream_t stream, int variant = 0)
+                                  const void *tw_t, int inverse, cudaStream_t stream, int variant = -1)
 {
     if (n < 32)
         return fft_c2c_launch_r4<T>(in, out, n, batch, tw_d, inverse, stream);
 #ifdef FFT_ALL_VARIANTS
-    const bool warp = n / 16 <= 32;   /* a transform's threads in one warp */
-    switch (variant) {
-    case 1: return fft_c2c_launch_r16<T, 1, FFT_MIN_BLOCKS, false>(in, out, n, batch, tw_t, inverse, stream);
-    case 2: return fft_c2c_launch_r16<T, 2, FFT_MIN_BLOCKS, false>(in, out, n, batch, tw_t, inverse, stream);
-    case 3:
-        return warp ? fft_c2c_launch_r16<T, 2, FFT_MIN_BLOCKS, true>(in, out, n, batch, tw_t, inverse, stream)
-                    : fft_c2c_launch_r16<T, 2, FFT_MIN_BLOCKS, false>(in, out, n, batch, tw_t, inverse, stream);
-    case 4:   /* f32 has registers to spare at 2 blocks an SM, f64 runs short at 2 */
-        return warp ? fft_c2c_launch_r16<T, 2, sizeof(T) == 4 ? 3 : 1, true>(in, out, n, batch, tw_t,
-                                                                             inverse, stream)
-                    : fft_c2c_launch_r16<T, 2, sizeof(T) == 4 ? 3 : 1, false>(in, out, n, batch, tw_t,
-                                                                              inverse, stream);
-    default: break;
+    switch (variant < 0 ? FFT_C2C_DEFAULT_VARIANT : variant) {
+    case 0: return fft_c2c_launch_variant<T, 0>(in, out, n, batch, tw_t, inverse, stream);
+    case 1: return fft_c2c_launch_variant<T, 1>(in, out, n, batch, tw_t, inverse, stream);
+    case 2: return fft_c2c_launch_variant<T, 2>(in, out, n, batch, tw_t, inverse, stream);
+    case 3: return fft_c2c_launch_variant<T, 3>(in, out, n, batch, tw_t, inverse, stream);
+    case 4: return fft_c2c_launch_variant<T, 4>(in, out, n, batch, tw_t, inverse, stream);
+    case 5: return fft_c2c_launch_variant<T, 5>(in, out, n, batch, tw_t, inverse, stream);
+    case 6: return fft_c2c_launch_variant<T, 6>(in, out, n, batch, tw_t, inverse, stream);
+    default: return cudaErrorInvalidValue;
     }
 #else
     (void)variant;
+    return fft_c2c_launch_variant<T, FFT_C2C_DEFAULT_VARIANT>(in, out, n, batch, tw_t, inverse, stream);
 #endif
-    return fft_c2c_launch_r16<T, 0, FFT_MIN_BLOCKS, false>(in, out, n, batch, tw_t, inverse, stream);
 }
 
 #endif

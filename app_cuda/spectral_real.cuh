@@ -238,33 +238,38 @@ __global__ void fft_real_shared(const T *in, T *out, int n, int batch, const dou
         real_store<KIND, T, C, double2>(sh, dst, h, tw, qt, tid, threads);
 }
 
-/* ---- the register path (h >= 32): radix-16 passes as fft_c2c_r16 ---- */
+/* ---- the register path (h >= 32): radix-R passes as fft_c2c_r16 (R = 16)
+ * or fft_c2c_r8 (R = 8, a variant) ---- */
 
-/* h / 16 threads a transform; shared: blockDim.y * h complex. tw, qt for N
+/* h / R threads a transform; shared: blockDim.y * h complex. tw, qt for N
  * points in the kernel's precision (W = C). TW, WARP: the variants of
- * fft_c2c_r16 (twiddle16, pass_barrier; WARP only for h <= 512). */
-template <typename T, int KIND, int LAST_R, int TW = 0, bool WARP = false>
-__global__ void __launch_bounds__(256, FFT_MIN_BLOCKS)
-fft_real_r16(const T *in, T *out, int n, int batch, const typename cpx_of<T>::type *tw,
-             const typename cpx_of<T>::type *qt)
+ * fft_c2c_r16 (twiddle16 for R = 16, pass_barrier; WARP only where a
+ * transform's threads lie in one warp); MINB: blocks an SM. */
+template <typename T, int KIND, int R, int LAST_R, int TW = 0, bool WARP = false,
+          int MINB = FFT_MIN_BLOCKS>
+__global__ void __launch_bounds__(256, MINB)
+fft_real_radix(const T *in, T *out, int n, int batch, const typename cpx_of<T>::type *tw,
+               const typename cpx_of<T>::type *qt)
 {
+    static_assert(R == 8 || R == 16, "radix 8 or 16");
+    static_assert(LAST_R < R, "the last pass is smaller than R");
     typedef typename cpx_of<T>::type C;
     extern __shared__ unsigned char smem_raw[];
     const int h = n / 2;
     C *sh = reinterpret_cast<C *>(smem_raw) + (size_t)threadIdx.y * h;
     const int t = blockIdx.x * blockDim.y + threadIdx.y;
-    const int tid = threadIdx.x, threads = h / 16;
+    const int tid = threadIdx.x, threads = h / R;
     const bool live = t < batch;
     const T *src = in + (size_t)(live ? t : 0) * real_in_reals(KIND, n);
     T *dst = out + (size_t)(live ? t : 0) * real_out_reals(KIND, n);
     const int sign = real_kind_sign(KIND);
-    C v[16];
+    C v[R];
     int s = 1, len = h;
-    for (bool first = true; len >= 16 && (len > 16 || LAST_R == 1); first = false) {
-        const int m = len / 16, tstep = n / len;   /* the table has n = 2h points */
+    for (bool first = true; len >= R && (len > R || LAST_R == 1); first = false) {
+        const int m = len / R, tstep = n / len;   /* the table has n = 2h points */
         const int p = tid / s, q = tid % s;
 #pragma unroll
-        for (int r = 0; r < 16; r++) {
+        for (int r = 0; r < R; r++) {
             const int i = q + s * (p + r * m);
             if (first) {
                 C z;
@@ -276,43 +281,52 @@ fft_real_r16(const T *in, T *out, int n, int batch, const typename cpx_of<T>::ty
                 v[r] = sh[i];
             }
         }
-        dft16<C, T>(v, sign);
-        twiddle16<C, T, TW>(v, tw, p * tstep, sign);
+        if constexpr (R == 16) {
+            dft16<C, T>(v, sign);
+            twiddle16<C, T, TW>(v, tw, p * tstep, sign);
+        } else {
+            dft8_natural<C, T>(v, sign);
+#pragma unroll
+            for (int r = 1; r < 8; r++) {
+                const C w = tw[p * r * tstep];
+                v[r] = cmul<C, T>(v[r], w.x, sign < 0 ? w.y : -w.y);
+            }
+        }
         if (!first)
             pass_barrier<WARP>();
 #pragma unroll
-        for (int r = 0; r < 16; r++)
-            sh[q + s * (16 * p + r)] = v[r];
+        for (int r = 0; r < R; r++)
+            sh[q + s * (R * p + r)] = v[r];
         pass_barrier<WARP>();
         len = m;
-        s *= 16;
+        s *= R;
     }
-    if (LAST_R != 1) {
-        /* the last pass: len = LAST_R (2, 4 or 8), 16 / LAST_R butterflies a
+    if constexpr (LAST_R != 1) {
+        /* the last pass: len = LAST_R (2, 4 or 8), R / LAST_R butterflies a
          * thread, no twiddles */
 #pragma unroll
-        for (int g = 0; g < 16 / LAST_R; g++) {
+        for (int g = 0; g < R / LAST_R; g++) {
             const int q = g * threads + tid;
 #pragma unroll
             for (int r = 0; r < LAST_R; r++)
                 v[g * LAST_R + r] = sh[q + s * r];
         }
-        if (LAST_R == 4) {
+        if constexpr (LAST_R == 4) {
 #pragma unroll
-            for (int g = 0; g < 4; g++)
+            for (int g = 0; g < R / 4; g++)
                 dft4<C, T>(v[4 * g], v[4 * g + 1], v[4 * g + 2], v[4 * g + 3], sign);
-        } else if (LAST_R == 2) {
+        } else if constexpr (LAST_R == 2) {
 #pragma unroll
-            for (int g = 0; g < 8; g++)
+            for (int g = 0; g < R / 2; g++)
                 dft2<C, T>(v[2 * g], v[2 * g + 1]);
-        } else if (LAST_R == 8) {
+        } else {
 #pragma unroll
-            for (int g = 0; g < 2; g++)
+            for (int g = 0; g < R / 8; g++)
                 dft8_natural<C, T>(v + 8 * g, sign);
         }
         pass_barrier<WARP>();
 #pragma unroll
-        for (int g = 0; g < 16 / LAST_R; g++) {
+        for (int g = 0; g < R / LAST_R; g++) {
             const int q = g * threads + tid;
 #pragma unroll
             for (int r = 0; r < LAST_R; r++)
@@ -324,12 +338,95 @@ fft_real_r16(const T *in, T *out, int n, int batch, const typename cpx_of<T>::ty
         real_store<KIND, T, C, C>(sh, dst, h, tw, qt, tid, threads);
 }
 
+/* One register-path variant of a real kind: radix R, twiddles TW, MINB
+ * blocks an SM; warp barriers where a transform's threads fit a warp. */
+template <typename T, int KIND, int R, int TW, int MINB, bool WARP_SYNC>
+static cudaError_t fft_real_launch_radix(const T *in, T *out, int n, int batch, const void *tw_t,
+                                         const void *qt_t, cudaStream_t stream)
+{
+    typedef typename cpx_of<T>::type C;
+    const int h = n / 2;
+    int log2h = 0;
+    while ((1 << log2h) < h)
+        log2h++;
+    const int last = 1 << (log2h % (R == 16 ? 4 : 3));
+    const int per = h / R, ty = 256 / per < 1 ? 1 : 256 / per;
+    const size_t smem = (size_t)ty * h * sizeof(C);
+    dim3 block(per, ty), grid((batch + ty - 1) / ty);
+    const C *tw = (const C *)tw_t, *qt = (const C *)qt_t;
+    cudaError_t e = cudaSuccess;
+#define ORR_REAL_RADIX(L, WARP)                                                                   \
+    do {                                                                                          \
+        if (smem > 48 * 1024)                                                                     \
+            e = cudaFuncSetAttribute(fft_real_radix<T, KIND, R, L, TW, WARP, MINB>,               \
+                                     cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);     \
+        if (e == cudaSuccess)                                                                     \
+            fft_real_radix<T, KIND, R, L, TW, WARP, MINB><<<grid, block, smem, stream>>>(         \
+                in, out, n, batch, tw, qt);                                                       \
+    } while (0)
+    bool launched = false;
+    if constexpr (WARP_SYNC) {
+        if (per <= 32) {   /* a transform's threads in one warp */
+            switch (last) {
+            case 1: ORR_REAL_RADIX(1, true); break;
+            case 2: ORR_REAL_RADIX(2, true); break;
+            case 4: ORR_REAL_RADIX(4, true); break;
+            default: ORR_REAL_RADIX((R == 16 ? 8 : 4), true); break;
+            }
+            launched = true;
+        }
+    }
+    if (!launched) {
+        switch (last) {
+        case 1: ORR_REAL_RADIX(1, false); break;
+        case 2: ORR_REAL_RADIX(2, false); break;
+        case 4: ORR_REAL_RADIX(4, false); break;
+        default: ORR_REAL_RADIX((R == 16 ? 8 : 4), false); break;
+        }
+    }
+#undef ORR_REAL_RADIX
+    return e != cudaSuccess ? e : cudaGetLastError();
+}
+
 /* Launch one real kind: the shared path for h < 32, else the register
- * path of the variant (0: the baseline passes, 1: two twiddle loads and
- * warp barriers as fft_c2c_launch's variant 3). tw_d, qt_d: the N-point
- * tables as double2; tw_t, qt_t: the same in T's precision (qt may be NULL
- * for the kinds without it). */
-#define FFT_REAL_VARIANTS 2
+ * path of the variant: 0 the baseline radix-16 passes, 1 radix 16 with two
+ * twiddle loads and warp barriers (fft_c2c_launch's variant 3), 2 radix 8
+ * with 64 registers and warp barriers (its variant 5); -1 the default,
+ * FFT_REAL_DEFAULT_VARIANT. Only files that define FFT_ALL_VARIANTS
+ * compile them all (see FFT_C2C_VARIANTS). tw_d,
+ * qt_d: the N-point tables as double2; tw_t, qt_t: the same in T's
+ * precision (qt may be NULL for the kinds without it). */
+#define FFT_REAL_VARIANTS 3
+#ifndef FFT_REAL_DEFAULT_VARIANT
+#define FFT_REAL_DEFAULT_VARIANT 0
+#endif
+static inline const char *fft_real_variant_name(int variant)
+{
+    switch (variant) {
+    case 0: return "fused r16";
+    case 1: return "fused r16 2 tw, warp";
+    case 2: return "fused r8, warp, 64 regs";
+    default: return "?";
+    }
+}
+
+/* Variant V of the register path (h >= 32). */
+template <typename T, int KIND, int V>
+static cudaError_t fft_real_launch_variant(const T *in, T *out, int n, int batch, const void *tw_t,
+                                           const void *qt_t, cudaStream_t stream)
+{
+    if constexpr (V == 1) {
+        return fft_real_launch_radix<T, KIND, 16, 2, FFT_MIN_BLOCKS, true>(in, out, n, batch, tw_t,
+                                                                           qt_t, stream);
+    } else if constexpr (V == 2) {
+        return fft_real_launch_radix<T, KIND, 8, 0, 4, true>(in, out, n, batch, tw_t, qt_t, stream);
+    } else {
+        static_assert(V == 0, "real variants are 0 .. FFT_REAL_VARIANTS - 1");
+        return fft_real_launch_radix<T, KIND, 16, 0, FFT_MIN_BLOCKS, false>(in, out, n, batch, tw_t,
+                                                                            qt_t, stream);
+    }
+}
+
 template <typename T, int KIND>
 static cudaError_t fft_real_launch_kind(const T *in, T *out, int n, int batch, const double2 *tw_d,
                                         const double2 *qt_d, const void *tw_t, const void *qt_t,
@@ -345,61 +442,25 @@ static cudaError_t fft_real_launch_kind(const T *in, T *out, int n, int batch, c
         fft_real_shared<T, KIND><<<grid, block, smem, stream>>>(in, out, n, batch, tw_d, qt_d);
         return cudaGetLastError();
     }
-    int log2h = 0;
-    while ((1 << log2h) < h)
-        log2h++;
-    const int last = 1 << (log2h % 4);
-    const int per = h / 16, ty = 256 / per < 1 ? 1 : 256 / per;
-    const size_t smem = (size_t)ty * h * sizeof(C);
-    dim3 block(per, ty), grid((batch + ty - 1) / ty);
-    const C *tw = (const C *)tw_t, *qt = (const C *)qt_t;
-    cudaError_t e = cudaSuccess;
-#define ORR_REAL_R16(L, TW, WARP)                                                                 \
-    do {                                                                                          \
-        if (smem > 48 * 1024)                                                                     \
-            e = cudaFuncSetAttribute(fft_real_r16<T, KIND, L, TW, WARP>,                          \
-                                     cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);     \
-        if (e == cudaSuccess)                                                                     \
-            fft_real_r16<T, KIND, L, TW, WARP><<<grid, block, smem, stream>>>(in, out, n, batch,  \
-                                                                             tw, qt);             \
-    } while (0)
-#ifdef FFT_ALL_VARIANTS   /* see FFT_C2C_VARIANTS */
-    const bool warp = per <= 32;   /* a transform's threads in one warp */
-    if (variant == 1 && warp) {
-        switch (last) {
-        case 1: ORR_REAL_R16(1, 2, true); break;
-        case 2: ORR_REAL_R16(2, 2, true); break;
-        case 4: ORR_REAL_R16(4, 2, true); break;
-        default: ORR_REAL_R16(8, 2, true); break;
-        }
-    } else if (variant == 1) {
-        switch (last) {
-        case 1: ORR_REAL_R16(1, 2, false); break;
-        case 2: ORR_REAL_R16(2, 2, false); break;
-        case 4: ORR_REAL_R16(4, 2, false); break;
-        default: ORR_REAL_R16(8, 2, false); break;
-        }
-    } else
+#ifdef FFT_ALL_VARIANTS
+    switch (variant < 0 ? FFT_REAL_DEFAULT_VARIANT : variant) {
+    case 0: return fft_real_launch_variant<T, KIND, 0>(in, out, n, batch, tw_t, qt_t, stream);
+    case 1: return fft_real_launch_variant<T, KIND, 1>(in, out, n, batch, tw_t, qt_t, stream);
+    case 2: return fft_real_launch_variant<T, KIND, 2>(in, out, n, batch, tw_t, qt_t, stream);
+    default: return cudaErrorInvalidValue;
+    }
 #else
     (void)variant;
+    return fft_real_launch_variant<T, KIND, FFT_REAL_DEFAULT_VARIANT>(in, out, n, batch, tw_t, qt_t,
+                                                                      stream);
 #endif
-    {
-        switch (last) {
-        case 1: ORR_REAL_R16(1, 0, false); break;
-        case 2: ORR_REAL_R16(2, 0, false); break;
-        case 4: ORR_REAL_R16(4, 0, false); break;
-        default: ORR_REAL_R16(8, 0, false); break;
-        }
-    }
-#undef ORR_REAL_R16
-    return e != cudaSuccess ? e : cudaGetLastError();
 }
 
-/* Any real kind (RK_*); variant 0 is the default. */
+/* Any real kind (RK_*); variant -1: the default. */
 template <typename T>
 static cudaError_t fft_real_launch(int kind, const void *in, void *out, int n, int batch,
                                    const double2 *tw_d, const double2 *qt_d, const void *tw_t,
-                                   const void *qt_t, cudaStream_t stream, int variant = 0)
+                                   const void *qt_t, cudaStream_t stream, int variant = -1)
 {
     const T *i = (const T *)in;
     T *o = (T *)out;

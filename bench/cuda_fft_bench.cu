@@ -233,11 +233,17 @@ static void bench_one(int kind, int variant, int n, const tables<T> &tb, T *h_in
     if (err_last > err || isnan(err_last))
         err = err_last;
 
-    size_t cu_bytes = 0;
-    const float cu_ms = cufft_ms<T>(kind, n, batch, d_in, d_out, &cu_bytes);
+    /* cuFFT once per equivalent kind, N and precision (the variants share it) */
+    static float cu_cache_ms[2][6][13];
+    static size_t cu_cache_bytes[2][6][13];
+    const int ckind = kind == K_C2C ? K_C2C : kind == RK_C2R ? RK_C2R : RK_R2C, lg = (int)log2((double)n);
+    float &cu_ms = cu_cache_ms[sizeof(T) == 8][ckind][lg];
+    size_t &cu_bytes = cu_cache_bytes[sizeof(T) == 8][ckind][lg];
+    if (cu_ms == 0)
+        cu_ms = cufft_ms<T>(kind, n, batch, d_in, d_out, &cu_bytes);
     const double gbs = (in_bytes + out_bytes) / (ms * 1e-3) / 1e9, cu_gbs = cu_bytes / (cu_ms * 1e-3) / 1e9;
     const double flops = (kind == K_C2C ? 5.0 : 2.5) * n * log2((double)n) * batch;
-    const char *name = kind != K_C2C ? (n < 64 ? "fused, shared" : variant ? "fused r16 2 tw, warp" : "fused r16")
+    const char *name = kind != K_C2C ? (n < 64 ? "fused, shared" : fft_real_variant_name(variant))
                        : n < 32      ? "r4 shared"
                                      : fft_c2c_variant_name(variant);
     const char *cu_kind = kind == K_C2C ? (sizeof(T) == 8 ? "Z2Z" : "C2C")
