@@ -17,6 +17,8 @@ set -u
 tarball=$(readlink -f "${1:?usage: $0 TARBALL STEP...}")
 shift
 out=${OUT:-/tmp/orrery-out}
+extra_cppflags=
+[ -n "${VKFFT_INCLUDE:-}" ] && extra_cppflags="-I$(readlink -f "$VKFFT_INCLUDE")"
 build=${BUILD:-/tmp/orrery-build}
 mkdir -p "$out"
 if [ "${REUSE_BUILD:-0}" = 1 ] && [ -x "$build/app_cpu/orrery_cpu" ]; then
@@ -24,8 +26,6 @@ if [ "${REUSE_BUILD:-0}" = 1 ] && [ -x "$build/app_cpu/orrery_cpu" ]; then
 else
 rm -rf "$build" && mkdir -p "$build" && tar xzf "$tarball" -C "$build" --strip-components=1
 cd "$build" || exit 1
-extra_cppflags=
-[ -n "${VKFFT_INCLUDE:-}" ] && extra_cppflags="-I$(readlink -f "$VKFFT_INCLUDE")"
 if ! ./configure --without-boinc --enable-cuda --enable-opencl CPPFLAGS="$extra_cppflags" \
     NVCC_ARCH_FLAGS="-gencode arch=compute_${SM:-90},code=sm_${SM:-90}" >"$out/configure.log" 2>&1; then
     tail -20 "$out/configure.log"
