@@ -544,15 +544,25 @@ static cudaError_t fft_c2c_launch_r16(const void *in, void *out, int n, int batc
 }
 
 /* The C2C variants the bench compares (FFT_C2C_VARIANTS of them). The
- * default, FFT_C2C_DEFAULT_VARIANT, is 0 (the baseline) until a GPU run
- * says otherwise. Only a file that defines FFT_ALL_VARIANTS (the bench, the
- * device check) compiles them all; elsewhere the launcher compiles and
- * runs the default whatever variant is asked, which keeps the app's build
- * time and size down (-DFFT_C2C_DEFAULT_VARIANT=V builds the app with V). */
+ * default per precision is the one that ran fastest over N = 64..4096 on
+ * an H200 (bench/RESULTS.md, 2026-11-23): in double, radix 16 with two
+ * twiddle loads and warp barriers (3), in single, radix 8 in 64 registers
+ * (5). Only a file that defines FFT_ALL_VARIANTS (the bench, the device
+ * check) compiles them all; elsewhere the launcher compiles and runs the
+ * default whatever variant is asked, which keeps the app's build time and
+ * size down (-DFFT_C2C_VARIANT_F64=V, -DFFT_C2C_VARIANT_F32=V build the
+ * app with others). */
 #define FFT_C2C_VARIANTS 7
-#ifndef FFT_C2C_DEFAULT_VARIANT
-#define FFT_C2C_DEFAULT_VARIANT 0
+#ifndef FFT_C2C_VARIANT_F64
+#define FFT_C2C_VARIANT_F64 3
 #endif
+#ifndef FFT_C2C_VARIANT_F32
+#define FFT_C2C_VARIANT_F32 5
+#endif
+template <typename T> constexpr int fft_c2c_default_variant()
+{
+    return sizeof(T) == sizeof(double) ? FFT_C2C_VARIANT_F64 : FFT_C2C_VARIANT_F32;
+}
 static inline const char *fft_c2c_variant_name(int variant)
 {
     switch (variant) {
@@ -608,7 +618,7 @@ static cudaError_t fft_c2c_launch(const void *in, void *out, int n, int batch, c
     if (n < 32)
         return fft_c2c_launch_r4<T>(in, out, n, batch, tw_d, inverse, stream);
 #ifdef FFT_ALL_VARIANTS
-    switch (variant < 0 ? FFT_C2C_DEFAULT_VARIANT : variant) {
+    switch (variant < 0 ? fft_c2c_default_variant<T>() : variant) {
     case 0: return fft_c2c_launch_variant<T, 0>(in, out, n, batch, tw_t, inverse, stream);
     case 1: return fft_c2c_launch_variant<T, 1>(in, out, n, batch, tw_t, inverse, stream);
     case 2: return fft_c2c_launch_variant<T, 2>(in, out, n, batch, tw_t, inverse, stream);
@@ -620,7 +630,7 @@ static cudaError_t fft_c2c_launch(const void *in, void *out, int n, int batch, c
     }
 #else
     (void)variant;
-    return fft_c2c_launch_variant<T, FFT_C2C_DEFAULT_VARIANT>(in, out, n, batch, tw_t, inverse, stream);
+    return fft_c2c_launch_variant<T, fft_c2c_default_variant<T>()>(in, out, n, batch, tw_t, inverse, stream);
 #endif
 }
 

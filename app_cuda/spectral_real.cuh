@@ -391,15 +391,25 @@ static cudaError_t fft_real_launch_radix(const T *in, T *out, int n, int batch, 
 /* Launch one real kind: the shared path for h < 32, else the register
  * path of the variant: 0 the baseline radix-16 passes, 1 radix 16 with two
  * twiddle loads and warp barriers (fft_c2c_launch's variant 3), 2 radix 8
- * with 64 registers and warp barriers (its variant 5); -1 the default,
- * FFT_REAL_DEFAULT_VARIANT. Only files that define FFT_ALL_VARIANTS
+ * with 64 registers and warp barriers (its variant 5); -1 the default of
+ * the precision. Only files that define FFT_ALL_VARIANTS
  * compile them all (see FFT_C2C_VARIANTS). tw_d,
  * qt_d: the N-point tables as double2; tw_t, qt_t: the same in T's
  * precision (qt may be NULL for the kinds without it). */
 #define FFT_REAL_VARIANTS 3
-#ifndef FFT_REAL_DEFAULT_VARIANT
-#define FFT_REAL_DEFAULT_VARIANT 0
+/* The defaults, fastest over N = 64..4096 on an H200 (bench/RESULTS.md,
+ * 2026-11-23): double radix 16 with two twiddle loads (1), single radix 8
+ * (2). */
+#ifndef FFT_REAL_VARIANT_F64
+#define FFT_REAL_VARIANT_F64 1
 #endif
+#ifndef FFT_REAL_VARIANT_F32
+#define FFT_REAL_VARIANT_F32 2
+#endif
+template <typename T> constexpr int fft_real_default_variant()
+{
+    return sizeof(T) == sizeof(double) ? FFT_REAL_VARIANT_F64 : FFT_REAL_VARIANT_F32;
+}
 static inline const char *fft_real_variant_name(int variant)
 {
     switch (variant) {
@@ -443,7 +453,7 @@ static cudaError_t fft_real_launch_kind(const T *in, T *out, int n, int batch, c
         return cudaGetLastError();
     }
 #ifdef FFT_ALL_VARIANTS
-    switch (variant < 0 ? FFT_REAL_DEFAULT_VARIANT : variant) {
+    switch (variant < 0 ? fft_real_default_variant<T>() : variant) {
     case 0: return fft_real_launch_variant<T, KIND, 0>(in, out, n, batch, tw_t, qt_t, stream);
     case 1: return fft_real_launch_variant<T, KIND, 1>(in, out, n, batch, tw_t, qt_t, stream);
     case 2: return fft_real_launch_variant<T, KIND, 2>(in, out, n, batch, tw_t, qt_t, stream);
@@ -451,7 +461,7 @@ static cudaError_t fft_real_launch_kind(const T *in, T *out, int n, int batch, c
     }
 #else
     (void)variant;
-    return fft_real_launch_variant<T, KIND, FFT_REAL_DEFAULT_VARIANT>(in, out, n, batch, tw_t, qt_t,
+    return fft_real_launch_variant<T, KIND, fft_real_default_variant<T>()>(in, out, n, batch, tw_t, qt_t,
                                                                       stream);
 #endif
 }
