@@ -8,8 +8,8 @@
  * (FFTW_MEASURE, planning capped at 2 s), with as many threads as ours.
  * Median of 7 timed groups of at least 20 ms each.
  * Usage: bench/spectral_bench [POINTS [SECTIONS [MAX_THREADS]]]: points
- * per batch (default 2^18); SECTIONS a string of 1 (1D), t (threads), 2
- * (2D), c (convolution), default "1t2c"; the thread section doubles the
+ * per batch (default 2^18); SECTIONS a string of 1 (1D), C (the 1D c2c
+ * rows only), t (threads), 2 (2D), c (convolution), default "1t2c"; the thread section doubles the
  * thread count from 1 to MAX_THREADS (default 2). */
 #include <fftw3.h>
 #include <math.h>
@@ -300,11 +300,12 @@ int main(int argc, char **argv)
         int inverse;
     } kinds[] = {{SPEC_C2C, 0}, {SPEC_C2C, 1}, {SPEC_R2C, 0}, {SPEC_C2R, 0},
                  {SPEC_DCT2, 0}, {SPEC_DCT3, 0}, {SPEC_DHT, 0}};
-    if (strchr(sections, '1'))
-        for (size_t ki = 0; ki < sizeof kinds / sizeof *kinds; ki++)
-            for (int f32 = 0; f32 < 2; f32++)
-                for (int n = 16; n <= 4096; n *= 4)
-                    bad |= bench_1d(kinds[ki].kind, kinds[ki].inverse, f32, n, (int)(points / n), 1);
+    const size_t n_kinds = strchr(sections, '1') ? sizeof kinds / sizeof *kinds
+                           : strchr(sections, 'C') ? 2 : 0;
+    for (size_t ki = 0; ki < n_kinds; ki++)
+        for (int f32 = 0; f32 < 2; f32++)
+            for (int n = 16; n <= 4096; n *= 4)
+                bad |= bench_1d(kinds[ki].kind, kinds[ki].inverse, f32, n, (int)(points / n), 1);
     if (strchr(sections, 't'))
         for (int f32 = 0; f32 < 2; f32++)
             for (int n = 64; n <= 4096; n *= 8)
