@@ -2,9 +2,10 @@
  * file twice with R (the real type) and SUFFIX (f64, f32) defined, and VB,
  * the vector size in bytes of the ISA it is compiled for.
  *
- * Complex FFT: Stockham autosort, radix-8 passes, then one radix-4 or
- * radix-2 pass for what is left of log2 N; the real kinds on an N/2-point
- * complex FFT (spec section 1), as the scalar kernels were; every scalar
+ * Complex FFT: Stockham autosort, radix-16 and radix-8 passes (radix 4 or 2
+ * only for N <= 4 and the last pass of N = 2^5, 2^9); a full group of
+ * contiguous 16-point c2c never leaves the registers. The real kinds on an
+ * N/2-point complex FFT (spec section 1), as the scalar kernels were; every scalar
  * replaced by a vector of L transforms (NL as a preprocessor number, RI the
  * integer type of R's size, IOTA = 0 .. NL - 1, all from lanes.c). Only the
  * forward FFT is written: an inverse is conj(FFT(conj x)), and negation is
