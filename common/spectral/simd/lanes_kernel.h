@@ -2,9 +2,10 @@
  * file twice with R (the real type) and SUFFIX (f64, f32) defined, and VB,
  * the vector size in bytes of the ISA it is compiled for.
  *
- * Complex FFT: Stockham autosort, radix-8 passes, then one radix-4 or
- * radix-2 pass for what is left of log2 N; the real kinds on an N/2-point
- * complex FFT (spec section 1), as the scalar kernels were; every scalar
+ * Complex FFT: Stockham autosort, radix-16 and radix-8 passes (radix 4 or 2
+ * only for N <= 4 and the last pass of N = 2^5, 2^9); a full group of
+ * contiguous 16-point c2c never leaves the registers. The real kinds on an
+ * N/2-point complex FFT (spec section 1), as the scalar kernels were; every scalar
  * replaced by a vector of L transforms (NL as a preprocessor number, RI the
  * integer type of R's size, IOTA = 0 .. NL - 1, all from lanes.c). Only the
  * forward FFT is written: an inverse is conj(FFT(conj x)), and negation is
@@ -23,164 +24,285 @@ typedef struct {
 
 #define BC(x) ((V){0} + (R)(x))
 
-/* One forward FFT of n points on every lane, x -> returned buffer (x or
- * y), the other used as scratch; both have room for n + 8 (the padding
- * below). tw is the table for n * step points. */
-static VC *FN(vfft)(VC *x, VC *y, int n, const R *tw, int step)
-{
-    VC *src = x, *dst = y;
-    int s = 1, len = n;
-    /* Every radix-8 pass reads 8 streams n/8 apart: a power of two of 4 KB
-     * and more, all in one L1 set. So between passes the buffers hold
-     * element j at j + j / (n/8) (one vector pair of padding per eighth),
-     * and the streams fall in different sets. The caller's buffers (first
-     * input, last output) are unpadded; both have room for n + 8. */
-    int sh = 0;
-    while (n >= 8 && (1 << sh) < n / 8)
-        sh++;
+/* Between passes the buffers hold element j at j + j / (n/16) (one vector
+ * pair of padding per sixteenth, pad = -1; pad = 0: unpadded): a radix-16
+ * or radix-8 pass reads streams n/16 or n/8 apart, a power of two of 4 KB
+ * and more, which would all fall in one L1 set. */
 #define PADDED(j, pad) ((j) + (((j) >> sh) & (pad)))
-    int in_pad = 0;
-    /* radix-8 passes while they fit (fewer passes over the lanes' scratch);
-     * r = e^{-2 pi j / 8} = (c, -c) from the table */
-    const V c8 = BC(n >= 8 ? tw[2 * (size_t)(n / 8) * step] : 0);
-    while (len >= 8) {
-        const int m = len / 8, tstep = step * (n / len);
-        const int out_pad = m > 1 ? -1 : 0;
-        for (int p = 0; p < m; p++) {
-            V wr[8], wi[8];
-            _Pragma("GCC unroll 8") for (int k = 1; k < 8; k++) {
-                wr[k] = BC(tw[2 * (size_t)k * p * tstep]);
-                wi[k] = BC(tw[2 * (size_t)k * p * tstep + 1]);
-            }
-            /* runs of s elements never cross an eighth (s <= n/8 divides it) */
-            const VC *ip[8];
-            VC *op[8];
-            _Pragma("GCC unroll 8") for (int k = 0; k < 8; k++) {
-                ip[k] = src + PADDED(s * p + s * m * k, in_pad);
-                op[k] = dst + PADDED(s * (8 * p + k), out_pad);
-            }
-            for (int q = 0; q < s; q++) {
-                VC xv[8];
-                _Pragma("GCC unroll 8") for (int k = 0; k < 8; k++)
-                    xv[k] = ip[k][q];
-                /* a_k = x_k + x_{k+4}; b_k = (x_k - x_{k+4}) e^{-2 pi j k / 8} */
-                V ar[4], ai[4], br[4], bi[4];
-                _Pragma("GCC unroll 4") for (int k = 0; k < 4; k++) {
-                    ar[k] = xv[k].re + xv[k + 4].re;
-                    ai[k] = xv[k].im + xv[k + 4].im;
-                    br[k] = xv[k].re - xv[k + 4].re;
-                    bi[k] = xv[k].im - xv[k + 4].im;
-                }
-                {
-                    const V r1 = (br[1] + bi[1]) * c8, i1 = (bi[1] - br[1]) * c8;   /* (1 - j) c */
-                    const V r2 = bi[2], i2 = -br[2];                                   /* -j */
-                    const V r3 = (bi[3] - br[3]) * c8, i3 = -(br[3] + bi[3]) * c8;   /* (-1 - j) c */
-                    br[1] = r1;
-                    bi[1] = i1;
-                    br[2] = r2;
-                    bi[2] = i2;
-                    br[3] = r3;
-                    bi[3] = i3;
-                }
-                VC out[8];
-                /* 4-point DFTs: even outputs from a, odd from b */
-#define DFT4(yr, yi, h)                                                                        \
+
+/* The twiddle-free 16-point DFT of x (in place), as 4 x 4: DFT4 over the
+ * stride-4 inputs, times W16^{n2 k1}, DFT4 over n2; w1, w3: W16^1, W16^3
+ * from the table, c8 = cos(pi/4). */
+static inline __attribute__((always_inline)) void FN(dft16)(VC *x, VC w1, VC w3, V c8)
+{
+    VC a[4][4];
+    _Pragma("GCC unroll 4") for (int n2 = 0; n2 < 4; n2++) {
+        const VC p = x[n2], q = x[n2 + 4], r = x[n2 + 8], t = x[n2 + 12];
+        const V apc_r = p.re + r.re, apc_i = p.im + r.im, amc_r = p.re - r.re, amc_i = p.im - r.im;
+        const V bpd_r = q.re + t.re, bpd_i = q.im + t.im;
+        const V jbmd_r = q.im - t.im, jbmd_i = t.re - q.re;   /* -j (q - t) */
+        a[n2][0].re = apc_r + bpd_r;
+        a[n2][0].im = apc_i + bpd_i;
+        a[n2][1].re = amc_r + jbmd_r;
+        a[n2][1].im = amc_i + jbmd_i;
+        a[n2][2].re = apc_r - bpd_r;
+        a[n2][2].im = apc_i - bpd_i;
+        a[n2][3].re = amc_r - jbmd_r;
+        a[n2][3].im = amc_i - jbmd_i;
+    }
+    /* W16^{n2 k1}: exponents 1, 2, 3 / 2, 4, 6 / 3, 6, 9 */
+#define CMUL(z, w)                                                                             \
     do {                                                                                       \
-        const V Ar = yr[0] + yr[2], Ai = yi[0] + yi[2];                                        \
-        const V Br = yr[0] - yr[2], Bi = yi[0] - yi[2];                                        \
-        const V Cr = yr[1] + yr[3], Ci = yi[1] + yi[3];                                        \
-        const V Dr = yi[1] - yi[3], Di = yr[3] - yr[1]; /* -j (y1 - y3) */                     \
-        out[h].re = Ar + Cr;                                                                   \
-        out[h].im = Ai + Ci;                                                                   \
-        out[h + 2].re = Br + Dr;                                                               \
-        out[h + 2].im = Bi + Di;                                                               \
-        out[h + 4].re = Ar - Cr;                                                               \
-        out[h + 4].im = Ai - Ci;                                                               \
-        out[h + 6].re = Br - Dr;                                                               \
-        out[h + 6].im = Bi - Di;                                                               \
+        const V zr = (z).re, zi = (z).im;                                                      \
+        (z).re = zr * (w).re - zi * (w).im;                                                    \
+        (z).im = zr * (w).im + zi * (w).re;                                                    \
     } while (0)
-                DFT4(ar, ai, 0);
-                DFT4(br, bi, 1);
-#undef DFT4
-                op[0][q] = out[0];
-                if (p == 0) {
-                    _Pragma("GCC unroll 8") for (int k = 1; k < 8; k++)
-                        op[k][q] = out[k];
-                } else {
-                    _Pragma("GCC unroll 8") for (int k = 1; k < 8; k++) {
-                        op[k][q].re = out[k].re * wr[k] - out[k].im * wi[k];
-                        op[k][q].im = out[k].re * wi[k] + out[k].im * wr[k];
-                    }
+    CMUL(a[1][1], w1);
+    CMUL(a[1][3], w3);
+    CMUL(a[3][1], w3);
+    {
+        const VC w9 = {-w1.re, -w1.im};
+        CMUL(a[3][3], w9);
+    }
+#undef CMUL
+    {
+        VC *z = &a[1][2];   /* W16^2 = (1 - j) c8 */
+        const V r = (z->re + z->im) * c8, i = (z->im - z->re) * c8;
+        z->re = r;
+        z->im = i;
+        z = &a[2][1];
+        const V r2 = (z->re + z->im) * c8, i2 = (z->im - z->re) * c8;
+        z->re = r2;
+        z->im = i2;
+        z = &a[2][3];       /* W16^6 = (-1 - j) c8 */
+        const V r3 = (z->im - z->re) * c8, i3 = -(z->re + z->im) * c8;
+        z->re = r3;
+        z->im = i3;
+        z = &a[3][2];
+        const V r4 = (z->im - z->re) * c8, i4 = -(z->re + z->im) * c8;
+        z->re = r4;
+        z->im = i4;
+        z = &a[2][2];       /* W16^4 = -j */
+        const V r5 = z->im, i5 = -z->re;
+        z->re = r5;
+        z->im = i5;
+    }
+    _Pragma("GCC unroll 4") for (int k1 = 0; k1 < 4; k1++) {
+        const VC p = a[0][k1], q = a[1][k1], r = a[2][k1], t = a[3][k1];
+        const V apc_r = p.re + r.re, apc_i = p.im + r.im, amc_r = p.re - r.re, amc_i = p.im - r.im;
+        const V bpd_r = q.re + t.re, bpd_i = q.im + t.im;
+        const V jbmd_r = q.im - t.im, jbmd_i = t.re - q.re;
+        x[k1].re = apc_r + bpd_r;
+        x[k1].im = apc_i + bpd_i;
+        x[k1 + 4].re = amc_r + jbmd_r;
+        x[k1 + 4].im = amc_i + jbmd_i;
+        x[k1 + 8].re = apc_r - bpd_r;
+        x[k1 + 8].im = apc_i - bpd_i;
+        x[k1 + 12].re = amc_r - jbmd_r;
+        x[k1 + 12].im = amc_i - jbmd_i;
+    }
+}
+
+/* One radix-16 Stockham pass: m groups of 16 streams s long, n/16 (s m)
+ * apart; tstep: the table's step for this pass's twiddles. */
+static void FN(pass16)(const VC *src, VC *dst, int s, int m, int sh, int in_pad, int out_pad,
+                       const R *tw, int tstep, VC w1, VC w3, V c8)
+{
+    for (int p = 0; p < m; p++) {
+        /* runs of s never cross a sixteenth (s <= n/16 divides it) */
+        const VC *ip[16];
+        VC *op[16];
+        _Pragma("GCC unroll 16") for (int k = 0; k < 16; k++) {
+            ip[k] = src + PADDED(s * p + s * m * k, in_pad);
+            op[k] = dst + PADDED(s * (16 * p + k), out_pad);
+        }
+        for (int q = 0; q < s; q++) {
+            VC xv[16];
+            _Pragma("GCC unroll 16") for (int k = 0; k < 16; k++)
+                xv[k] = ip[k][q];
+            FN(dft16)(xv, w1, w3, c8);
+            op[0][q] = xv[0];
+            if (p == 0) {
+                _Pragma("GCC unroll 16") for (int k = 1; k < 16; k++)
+                    op[k][q] = xv[k];
+            } else {
+                _Pragma("GCC unroll 16") for (int k = 1; k < 16; k++) {
+                    const V wr = BC(tw[2 * (size_t)k * p * tstep]), wi = BC(tw[2 * (size_t)k * p * tstep + 1]);
+                    op[k][q].re = xv[k].re * wr - xv[k].im * wi;
+                    op[k][q].im = xv[k].re * wi + xv[k].im * wr;
                 }
             }
         }
+    }
+}
+
+/* One radix-8 Stockham pass, as pass16; c8 = cos(pi/4) */
+static void FN(pass8)(const VC *src, VC *dst, int s, int m, int sh, int in_pad, int out_pad,
+                      const R *tw, int tstep, V c8)
+{
+    for (int p = 0; p < m; p++) {
+        V wr[8], wi[8];
+        _Pragma("GCC unroll 8") for (int k = 1; k < 8; k++) {
+            wr[k] = BC(tw[2 * (size_t)k * p * tstep]);
+            wi[k] = BC(tw[2 * (size_t)k * p * tstep + 1]);
+        }
+        /* output runs of s never cross a sixteenth where padded (then s <=
+         * n/16); input runs (s = n/8 in a last pass) may: padded per element */
+        VC *op[8];
+        _Pragma("GCC unroll 8") for (int k = 0; k < 8; k++)
+            op[k] = dst + PADDED(s * (8 * p + k), out_pad);
+        for (int q = 0; q < s; q++) {
+            VC xv[8];
+            _Pragma("GCC unroll 8") for (int k = 0; k < 8; k++)
+                xv[k] = src[PADDED(s * p + s * m * k + q, in_pad)];
+            /* a_k = x_k + x_{k+4}; b_k = (x_k - x_{k+4}) e^{-2 pi j k / 8} */
+            V ar[4], ai[4], br[4], bi[4];
+            _Pragma("GCC unroll 4") for (int k = 0; k < 4; k++) {
+                ar[k] = xv[k].re + xv[k + 4].re;
+                ai[k] = xv[k].im + xv[k + 4].im;
+                br[k] = xv[k].re - xv[k + 4].re;
+                bi[k] = xv[k].im - xv[k + 4].im;
+            }
+            {
+                const V r1 = (br[1] + bi[1]) * c8, i1 = (bi[1] - br[1]) * c8;   /* (1 - j) c */
+                const V r2 = bi[2], i2 = -br[2];                                   /* -j */
+                const V r3 = (bi[3] - br[3]) * c8, i3 = -(br[3] + bi[3]) * c8;   /* (-1 - j) c */
+                br[1] = r1;
+                bi[1] = i1;
+                br[2] = r2;
+                bi[2] = i2;
+                br[3] = r3;
+                bi[3] = i3;
+            }
+            VC out[8];
+            /* 4-point DFTs: even outputs from a, odd from b */
+#define DFT4(yr, yi, h)                                                                        \
+do {                                                                                       \
+    const V Ar = yr[0] + yr[2], Ai = yi[0] + yi[2];                                        \
+    const V Br = yr[0] - yr[2], Bi = yi[0] - yi[2];                                        \
+    const V Cr = yr[1] + yr[3], Ci = yi[1] + yi[3];                                        \
+    const V Dr = yi[1] - yi[3], Di = yr[3] - yr[1]; /* -j (y1 - y3) */                     \
+    out[h].re = Ar + Cr;                                                                   \
+    out[h].im = Ai + Ci;                                                                   \
+    out[h + 2].re = Br + Dr;                                                               \
+    out[h + 2].im = Bi + Di;                                                               \
+    out[h + 4].re = Ar - Cr;                                                               \
+    out[h + 4].im = Ai - Ci;                                                               \
+    out[h + 6].re = Br - Dr;                                                               \
+    out[h + 6].im = Bi - Di;                                                               \
+} while (0)
+            DFT4(ar, ai, 0);
+            DFT4(br, bi, 1);
+#undef DFT4
+            op[0][q] = out[0];
+            if (p == 0) {
+                _Pragma("GCC unroll 8") for (int k = 1; k < 8; k++)
+                    op[k][q] = out[k];
+            } else {
+                _Pragma("GCC unroll 8") for (int k = 1; k < 8; k++) {
+                    op[k][q].re = out[k].re * wr[k] - out[k].im * wi[k];
+                    op[k][q].im = out[k].re * wi[k] + out[k].im * wr[k];
+                }
+            }
+        }
+    }
+}
+
+/* One radix-4 Stockham pass, as pass16 */
+static void FN(pass4)(const VC *src, VC *dst, int s, int m, int sh, int in_pad, int out_pad,
+                      const R *tw, int tstep)
+{
+    for (int p = 0; p < m; p++) {
+        const R *w1 = tw + 2 * (size_t)p * tstep, *w2 = tw + 4 * (size_t)p * tstep,
+                *w3 = tw + 6 * (size_t)p * tstep;
+        const V w1r = BC(w1[0]), w1i = BC(w1[1]), w2r = BC(w2[0]), w2i = BC(w2[1]),
+                w3r = BC(w3[0]), w3i = BC(w3[1]);
+        const int ja = s * p, jb = s * (p + m), jc = s * (p + 2 * m), jd = s * (p + 3 * m);
+        VC *o0 = dst + PADDED(s * 4 * p, out_pad), *o1 = dst + PADDED(s * (4 * p + 1), out_pad),
+           *o2 = dst + PADDED(s * (4 * p + 2), out_pad), *o3 = dst + PADDED(s * (4 * p + 3), out_pad);
+        for (int q = 0; q < s; q++) {
+            const VC a = src[PADDED(ja + q, in_pad)], b = src[PADDED(jb + q, in_pad)],
+                     c = src[PADDED(jc + q, in_pad)], d = src[PADDED(jd + q, in_pad)];
+            const V apc_r = a.re + c.re, apc_i = a.im + c.im;
+            const V amc_r = a.re - c.re, amc_i = a.im - c.im;
+            const V bpd_r = b.re + d.re, bpd_i = b.im + d.im;
+            /* -j (b - d) */
+            const V jbmd_r = b.im - d.im, jbmd_i = d.re - b.re;
+            o0[q].re = apc_r + bpd_r;
+            o0[q].im = apc_i + bpd_i;
+            const V t1r = amc_r + jbmd_r, t1i = amc_i + jbmd_i;
+            const V t2r = apc_r - bpd_r, t2i = apc_i - bpd_i;
+            const V t3r = amc_r - jbmd_r, t3i = amc_i - jbmd_i;
+            if (p == 0) {
+                /* twiddles 1: t * 1 - u * 0 is t exactly, so skipping them changes no bit */
+                o1[q].re = t1r;
+                o1[q].im = t1i;
+                o2[q].re = t2r;
+                o2[q].im = t2i;
+                o3[q].re = t3r;
+                o3[q].im = t3i;
+            } else {
+                o1[q].re = t1r * w1r - t1i * w1i;
+                o1[q].im = t1r * w1i + t1i * w1r;
+                o2[q].re = t2r * w2r - t2i * w2i;
+                o2[q].im = t2r * w2i + t2i * w2r;
+                o3[q].re = t3r * w3r - t3i * w3i;
+                o3[q].im = t3r * w3i + t3i * w3r;
+            }
+        }
+    }
+}
+
+/* One forward FFT of n points on every lane, x -> returned buffer (x or
+ * y), the other used as scratch; both have room for n + 16 (the padding
+ * above; the caller's buffers, first input and last output, are unpadded).
+ * tw is the table for n * step points. Radix-16 passes where they leave a
+ * radix-8 or 16 split of the rest (fewer passes over the lanes' scratch:
+ * 16, 8 8, 16 16, 16 8 8, 16 16 16 for 2^4 .. 2^12), radix 4 or 2 last. */
+static VC *FN(vfft)(VC *x, VC *y, int n, const R *tw, int step)
+{
+    VC *src = x, *dst = y;
+    int sh = 0;
+    while (n >= 16 && (1 << sh) < n / 16)
+        sh++;
+    const V c8 = BC(n >= 8 ? tw[2 * (size_t)(n / 8) * step] : 0);
+    const VC w1 = {BC(n >= 16 ? tw[2 * (size_t)(n / 16) * step] : 0),
+                   BC(n >= 16 ? tw[2 * (size_t)(n / 16) * step + 1] : 0)};
+    const VC w3 = {BC(n >= 16 ? tw[6 * (size_t)(n / 16) * step] : 0),
+                   BC(n >= 16 ? tw[6 * (size_t)(n / 16) * step + 1] : 0)};
+    int s = 1, len = n, in_pad = 0;
+    while (len > 1) {
+        int bits = 0;
+        while ((1 << bits) < len)
+            bits++;
+        const int radix = bits % 4 == 0 || bits >= 7 ? 16 : bits >= 3 ? 8 : bits == 2 ? 4 : 2;
+        const int m = len / radix, tstep = step * (n / len);
+        const int out_pad = m > 1 ? -1 : 0;
+        if (radix == 16)
+            FN(pass16)(src, dst, s, m, sh, in_pad, out_pad, tw, tstep, w1, w3, c8);
+        else if (radix == 8)
+            FN(pass8)(src, dst, s, m, sh, in_pad, out_pad, tw, tstep, c8);
+        else if (radix == 4)
+            FN(pass4)(src, dst, s, m, sh, in_pad, out_pad, tw, tstep);
+        else
+            for (int q = 0; q < s; q++) {
+                /* n = 2 only: one pass, unpadded */
+                const VC a = src[q], b = src[q + s];
+                dst[q].re = a.re + b.re;
+                dst[q].im = a.im + b.im;
+                dst[q + s].re = a.re - b.re;
+                dst[q + s].im = a.im - b.im;
+            }
         len = m;
-        s *= 8;
+        s *= radix;
         in_pad = out_pad;
         VC *t = src;
         src = dst;
         dst = t;
     }
-    while (len >= 4) {
-        const int m = len / 4, tstep = step * (n / len);
-        for (int p = 0; p < m; p++) {
-            const R *w1 = tw + 2 * (size_t)p * tstep, *w2 = tw + 4 * (size_t)p * tstep,
-                    *w3 = tw + 6 * (size_t)p * tstep;
-            const V w1r = BC(w1[0]), w1i = BC(w1[1]), w2r = BC(w2[0]), w2i = BC(w2[1]),
-                    w3r = BC(w3[0]), w3i = BC(w3[1]);
-            const int ja = s * p, jb = s * (p + m), jc = s * (p + 2 * m), jd = s * (p + 3 * m);
-            VC *o = dst + s * 4 * p;
-            for (int q = 0; q < s; q++) {
-                const VC a = src[PADDED(ja + q, in_pad)], b = src[PADDED(jb + q, in_pad)],
-                         c = src[PADDED(jc + q, in_pad)], d = src[PADDED(jd + q, in_pad)];
-                const V apc_r = a.re + c.re, apc_i = a.im + c.im;
-                const V amc_r = a.re - c.re, amc_i = a.im - c.im;
-                const V bpd_r = b.re + d.re, bpd_i = b.im + d.im;
-                /* -j (b - d) */
-                const V jbmd_r = b.im - d.im, jbmd_i = d.re - b.re;
-                o[q].re = apc_r + bpd_r;
-                o[q].im = apc_i + bpd_i;
-                const V t1r = amc_r + jbmd_r, t1i = amc_i + jbmd_i;
-                const V t2r = apc_r - bpd_r, t2i = apc_i - bpd_i;
-                const V t3r = amc_r - jbmd_r, t3i = amc_i - jbmd_i;
-                if (p == 0) {
-                    /* twiddles 1: t * 1 - u * 0 is t exactly, so skipping them changes no bit */
-                    o[q + s].re = t1r;
-                    o[q + s].im = t1i;
-                    o[q + 2 * s].re = t2r;
-                    o[q + 2 * s].im = t2i;
-                    o[q + 3 * s].re = t3r;
-                    o[q + 3 * s].im = t3i;
-                } else {
-                    o[q + s].re = t1r * w1r - t1i * w1i;
-                    o[q + s].im = t1r * w1i + t1i * w1r;
-                    o[q + 2 * s].re = t2r * w2r - t2i * w2i;
-                    o[q + 2 * s].im = t2r * w2i + t2i * w2r;
-                    o[q + 3 * s].re = t3r * w3r - t3i * w3i;
-                    o[q + 3 * s].im = t3r * w3i + t3i * w3r;
-                }
-            }
-        }
-        len = m;
-        s *= 4;
-        in_pad = 0;
-        VC *t = src;
-        src = dst;
-        dst = t;
-    }
-    if (len == 2) {
-        for (int q = 0; q < s; q++) {
-            const VC a = src[PADDED(q, in_pad)], b = src[PADDED(q + s, in_pad)];
-            dst[q].re = a.re + b.re;
-            dst[q].im = a.im + b.im;
-            dst[q + s].re = a.re - b.re;
-            dst[q + s].im = a.im - b.im;
-        }
-        src = dst;
-    }
-#undef PADDED
     return src;
 }
+#undef PADDED
 
 /* An NL x NL transpose in registers (m[r][c] -> m[c][r]): log2 NL stages,
  * each swapping the off-diagonal blocks of size bb between row pairs. The
@@ -392,18 +514,57 @@ static const VC *FN(vc2r)(const VC *y, VC *z, VC *scratch, int n, const R *tw)
     return FN(vfft)(z, scratch, h, tw, 2);
 }
 
+/* A full group of contiguous 16-point transforms (the c2c path above for
+ * n = 16, same operations: vfft's one radix-16 pass) without the scratch:
+ * the 32 reals of each transform are NL x NL register transposes away from
+ * the lanes' 16 complex vectors, which stay in registers. */
+static void FN(c2c16)(const R *in, ptrdiff_t in_dist, R *out, ptrdiff_t out_dist, R sg, R scale,
+                      const R *tw)
+{
+    VC x[16];
+    V *xv = (V *)x;
+    _Pragma("GCC unroll 16") for (int blk = 0; blk < 32; blk += NL) {
+        V m[NL];
+        _Pragma("GCC unroll 16") for (int l = 0; l < NL; l++)
+            memcpy(&m[l], in + l * in_dist + blk, sizeof m[l]);
+        FN(transpose)(m);
+        _Pragma("GCC unroll 16") for (int k = 0; k < NL; k += 2) {
+            xv[blk + k] = m[k];
+            xv[blk + k + 1] = sg * m[k + 1];
+        }
+    }
+    const V c8 = BC(tw[4]);
+    const VC w1 = {BC(tw[2]), BC(tw[3])}, w3 = {BC(tw[6]), BC(tw[7])};
+    FN(dft16)(x, w1, w3, c8);
+    const R imscale = sg * scale;
+    _Pragma("GCC unroll 16") for (int blk = 0; blk < 32; blk += NL) {
+        V m[NL];
+        _Pragma("GCC unroll 16") for (int k = 0; k < NL; k += 2) {
+            m[k] = xv[blk + k] * scale;
+            m[k + 1] = xv[blk + k + 1] * imscale;
+        }
+        FN(transpose)(m);
+        _Pragma("GCC unroll 16") for (int l = 0; l < NL; l++)
+            memcpy(out + l * out_dist + blk, &m[l], sizeof m[l]);
+    }
+}
+
 /* One group of count transforms of the job's kind from in to out. */
 static void FN(lanes_run)(const spec_lanes_job *j, const R *in, R *out, int count, R *work)
 {
     const int n = j->n, h = n / 2;
     const R *tw = j->tw, *qt = j->qt;
     /* the FFT's buffers have room for its padding (vfft) */
-    VC *a = (VC *)work, *z = a + n + 10, *scr = z + n + 8, *sp = scr + n + 8, *o = sp + h + 2;
+    VC *a = (VC *)work, *z = a + n + 16, *scr = z + n + 16, *sp = scr + n + 16, *o = sp + h + 2;
     V *v = (V *)(o + n);
     const ptrdiff_t is = j->in_stride, os = j->out_stride;
     switch (j->kind) {
     case SPEC_C2C: {
         const R sg = j->inverse ? (R)-1 : (R)1;
+        if (n == 16 && is == 1 && os == 1 && count == L) {
+            FN(c2c16)(in, 2 * j->in_dist, out, 2 * j->out_dist, sg, (R)j->scale, tw);
+            break;
+        }
         FN(gather_c)(in, 2 * is, 1, 2 * j->in_dist, count, n, sg, a);
         const VC *f = FN(vfft)(a, z, n, tw, 1);
         const R scale = (R)j->scale;
