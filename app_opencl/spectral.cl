@@ -31,9 +31,9 @@ void fft_local(local REAL2 *x, int n, global const REAL2 *tw, int tstep0, int in
 {
     const REAL fs = inv ? (REAL)1 : (REAL)-1;
     const int q4 = n / 4;
-    int s = 1, len = n;
+    int s = 1, ls = 0, len = n;   /* s = 2^ls transforms interleaved so far */
     barrier(CLK_LOCAL_MEM_FENCE);   /* the caller's stores into x */
-    for (; len >= 4; len /= 4, s *= 4) {
+    for (; len >= 4; len /= 4, s *= 4, ls += 2) {
         const int tstep = tstep0 * (n / len);
         REAL2 v[MAXB][4];
         for (int j = 0; j < MAXB; j++) {
@@ -46,7 +46,7 @@ void fft_local(local REAL2 *x, int n, global const REAL2 *tw, int tstep0, int in
         for (int j = 0; j < MAXB; j++) {
             const int b = lid + j * T;
             if (b < q4) {
-                const int q = b % s, p = b / s;
+                const int q = b & (s - 1), p = b >> ls;
                 const REAL2 a = v[j][0], bb = v[j][1], c = v[j][2], d = v[j][3];
                 const REAL2 apc = a + c, amc = a - c, bpd = bb + d, bmd = bb - d;
                 /* fs j (b - d): forward -j, inverse +j */
@@ -72,11 +72,15 @@ void fft_local(local REAL2 *x, int n, global const REAL2 *tw, int tstep0, int in
     }
 }
 
-/* Where element i of transform t lies: transforms come in runs of `inner`
- * (tstride apart), runs `outer` apart; elements estride apart. */
-inline long at(int t, int i, int inner, int tstride, int estride, long outer)
+/* log2 of a power of two */
+inline int lg2(int x) { return 31 - clz(x); }
+
+/* Where element i of transform t lies: transforms come in runs of
+ * inner = 2^li (tstride apart), runs `outer` apart; elements estride
+ * apart. */
+inline long at(int t, int i, int li, int tstride, int estride, long outer)
 {
-    return (long)(t / inner) * outer + (long)(t % inner) * tstride + (long)i * estride;
+    return (long)(t >> li) * outer + (long)(t & ((1 << li) - 1)) * tstride + (long)i * estride;
 }
 
 /* Batched complex FFT of n points with general layouts: count transforms,
@@ -90,21 +94,24 @@ kernel void fft_c2c(global const REAL2 *in, global REAL2 *out, global const REAL
                     long out_outer, int inv, int post_tw, REAL scale, local REAL2 *lbuf)
 {
     const int l = get_local_id(0), G = get_local_size(0) / T;
-    const int g = l / T, lid = l % T, t0 = get_group_id(0) * G;
+    const int g = l / T, lid = l & (T - 1), t0 = get_group_id(0) * G;
+    const int ln = lg2(n), lG = lg2(G), lin = lg2(in_inner), lout = lg2(out_inner);
     for (int e = l; e < G * n; e += G * T) {
-        const int gg = in_estride == 1 ? e / n : e % G, i = in_estride == 1 ? e % n : e / G;
+        const int gg = in_estride == 1 ? e >> ln : e & (G - 1);
+        const int i = in_estride == 1 ? e & (n - 1) : e >> lG;
         if (t0 + gg < count)
-            lbuf[gg * n + i] = in[at(t0 + gg, i, in_inner, in_tstride, in_estride, in_outer)];
+            lbuf[gg * n + i] = in[at(t0 + gg, i, lin, in_tstride, in_estride, in_outer)];
     }
     fft_local(lbuf + g * n, n, tw, tstep0, inv, lid, T);
     for (int e = l; e < G * n; e += G * T) {
-        const int gg = out_estride == 1 ? e / n : e % G, k = out_estride == 1 ? e % n : e / G;
+        const int gg = out_estride == 1 ? e >> ln : e & (G - 1);
+        const int k = out_estride == 1 ? e & (n - 1) : e >> lG;
         const int t = t0 + gg;
         if (t < count) {
             REAL2 v = lbuf[gg * n + k];
             if (post_tw)
-                v = cmul_tw(v, tw[(t % in_inner) * k], inv);
-            out[at(t, k, out_inner, out_tstride, out_estride, out_outer)] = v * scale;
+                v = cmul_tw(v, tw[(t & (in_inner - 1)) * k], inv);
+            out[at(t, k, lout, out_tstride, out_estride, out_outer)] = v * scale;
         }
     }
 }
@@ -120,7 +127,7 @@ kernel void fft_c2c(global const REAL2 *in, global REAL2 *out, global const REAL
 /* Y_k (k <= h) of the real FFT from z = FFT(x even + j x odd) */
 inline REAL2 r2c_bin(local const REAL2 *z, int k, int h, global const REAL2 *tw)
 {
-    const REAL2 a = z[k % h], b = z[(h - k) % h];
+    const REAL2 a = z[k & (h - 1)], b = z[(h - k) & (h - 1)];
     const REAL er = (REAL)0.5 * (a.x + b.x), ei = (REAL)0.5 * (a.y - b.y);
     const REAL or_ = (REAL)0.5 * (a.y + b.y), oi = (REAL)-0.5 * (a.x - b.x);
     if (k == h)
@@ -232,7 +239,7 @@ kernel void conv_rows_fwd(global const REAL2 *x, global REAL2 *w, global const R
     local REAL2 *row = lbuf + g * nf;
     if (t < count)
         for (int c = lid; c < nf; c += T) {
-            const int b = (c + hm) % nf;
+            const int b = (c + hm) & (nf - 1);
             row[c] = b < m ? x[(long)t * m + b] : (REAL2)(0, 0);
         }
     fft_local(row, nf, tw, 1, 0, lid, T);
@@ -250,25 +257,28 @@ kernel void conv_cols(global REAL2 *w, global const REAL *shapes, global const R
     const int g = l / T, lid = l % T, t0 = get_group_id(0) * G;
     const int hm = (m - 1) / 2;
     /* across columns first: consecutive work-items, consecutive columns */
+    const int lG = lg2(G), lnf = lg2(nf);
     for (int e = l; e < G * nf; e += G * T) {
-        const int gg = e % G, r = e / G, t = t0 + gg;
-        const int a = (r + hm) % nf;
+        const int gg = e & (G - 1), r = e >> lG, t = t0 + gg;
+        const int a = (r + hm) & (nf - 1);
         if (t < count)
-            lbuf[gg * nf + r] = a < m ? w[((long)(t / nf) * m + a) * nf + t % nf] : (REAL2)(0, 0);
+            lbuf[gg * nf + r] =
+                a < m ? w[((long)(t >> lnf) * m + a) * nf + (t & (nf - 1))] : (REAL2)(0, 0);
     }
     local REAL2 *col = lbuf + g * nf;
     fft_local(col, nf, tw, 1, 0, lid, T);
     const int t = t0 + g;
     if (t < count) {
-        global const REAL *s = shapes + (long)(t / nf / per_shape) * nf * nf + t % nf;
+        global const REAL *s = shapes + (long)((t >> lnf) / per_shape) * nf * nf + (t & (nf - 1));
         for (int r = lid; r < nf; r += T)
             col[r] *= s[(long)r * nf];
     }
     fft_local(col, nf, tw, 1, 1, lid, T);
     for (int e = l; e < G * m; e += G * T) {
-        const int gg = e % G, a = e / G, tt = t0 + gg;
+        const int gg = e & (G - 1), a = e >> lG, tt = t0 + gg;
         if (tt < count)
-            w[((long)(tt / nf) * m + a) * nf + tt % nf] = lbuf[gg * nf + (a - hm + nf) % nf];
+            w[((long)(tt >> lnf) * m + a) * nf + (tt & (nf - 1))] =
+                lbuf[gg * nf + ((a - hm) & (nf - 1))];
     }
 }
 
@@ -286,7 +296,7 @@ kernel void conv_rows_inv(global const REAL2 *w, global REAL2 *y, global const R
     fft_local(row, nf, tw, 1, 1, lid, T);
     if (t < count)
         for (int b = lid; b < m; b += T)
-            y[(long)t * m + b] = row[(b - hm + nf) % nf] * scale;
+            y[(long)t * m + b] = row[(b - hm) & (nf - 1)] * scale;
 }
 
 /* ---- batched tridiagonal solves: one work-item per system, Thomas's
