@@ -4,7 +4,8 @@
  * Same conventions as the CPU kernels (common/spectral/fft_generic.h).
  *
  * Every FFT is fft_local: T work-items run one transform held in local
- * memory, Stockham radix-4 passes (radix 2 last when log2 n is odd); each
+ * memory, Stockham radix-16 passes in registers (then radix 4 and 2 for
+ * what is left); each
  * work-item loads its butterflies into registers, the group meets at a
  * barrier, and the results go back in autosorted order. A work-group holds
  * G = local size / T transforms. The kinds differ in how they load and
@@ -23,17 +24,92 @@ inline REAL2 cmul_tw(REAL2 a, REAL2 w, int inv)
     return (REAL2)(a.x * w.x - a.y * wi, a.x * wi + a.y * w.x);
 }
 
+/* The 4-point DFT of (a, b, c, d) in place, W = e^{fs 2 pi j / 4} */
+inline void dft4(REAL2 *a, REAL2 *b, REAL2 *c, REAL2 *d, REAL fs)
+{
+    const REAL2 apc = *a + *c, amc = *a - *c, bpd = *b + *d, bmd = *b - *d;
+    const REAL2 jbmd = (REAL2)(-fs * bmd.y, fs * bmd.x);   /* fs j (b - d) */
+    *a = apc + bpd;
+    *b = amc + jbmd;
+    *c = apc - bpd;
+    *d = amc - jbmd;
+}
+
+/* v * e^{fs 2 pi j m / 16} for the m a 16-point DFT needs (1, 2, 3, 6, 9) */
+inline REAL2 rot16(REAL2 v, int m, REAL fs)
+{
+    const REAL c1 = (REAL)0.92387953251128675613, s1 = (REAL)0.38268343236508977173;
+    const REAL h = (REAL)0.70710678118654752440;
+    REAL c, sn;
+    switch (m) {
+    case 1: c = c1; sn = s1; break;
+    case 2: c = h; sn = h; break;
+    case 3: c = s1; sn = c1; break;
+    case 6: c = -h; sn = h; break;
+    default: c = -c1; sn = -s1; break;   /* 9 */
+    }
+    sn *= fs;
+    return (REAL2)(v.x * c - v.y * sn, v.x * sn + v.y * c);
+}
+
+/* The 16-point DFT of v in place, in natural order: four 4-point DFTs
+ * down the columns (j = j1 + 4 j2), the twiddles W16^{j1 k1}, four across. */
+inline void dft16(REAL2 *v, REAL fs)
+{
+    for (int j1 = 0; j1 < 4; j1++)
+        dft4(&v[j1], &v[j1 + 4], &v[j1 + 8], &v[j1 + 12], fs);
+    /* v[j1 + 4 k1] now holds Y[j1][k1] */
+    v[5] = rot16(v[5], 1, fs);
+    v[9] = rot16(v[9], 2, fs);
+    v[13] = rot16(v[13], 3, fs);
+    v[6] = rot16(v[6], 2, fs);
+    v[10] = (REAL2)(-fs * v[10].y, fs * v[10].x);   /* W16^4 = fs j */
+    v[14] = rot16(v[14], 6, fs);
+    v[7] = rot16(v[7], 3, fs);
+    v[11] = rot16(v[11], 6, fs);
+    v[15] = rot16(v[15], 9, fs);
+    for (int k1 = 0; k1 < 4; k1++)
+        dft4(&v[4 * k1], &v[4 * k1 + 1], &v[4 * k1 + 2], &v[4 * k1 + 3], fs);
+    /* v[4 k1 + k2] holds X[k1 + 4 k2]: transpose to natural order */
+    for (int i = 0; i < 4; i++)
+        for (int j = i + 1; j < 4; j++) {
+            const REAL2 t = v[4 * i + j];
+            v[4 * i + j] = v[4 * j + i];
+            v[4 * j + i] = t;
+        }
+}
+
 /* One complex FFT of n points in x (natural order in and out) by the T
- * work-items lid < T; unscaled. tw holds e^{-2 pi j k / (n tstep0)}. Every
- * work-item of the group calls it (it has barriers), live or not. */
+ * work-items lid < T (T >= n / 16); unscaled. Stockham passes: radix 16
+ * while 16 divides what is left, then radix 4, then radix 2. tw holds
+ * e^{-2 pi j k / (n tstep0)}. Every work-item of the group calls it (it
+ * has barriers), live or not. */
 void fft_local(local REAL2 *x, int n, global const REAL2 *tw, int tstep0, int inv, int lid,
                int T)
 {
     const REAL fs = inv ? (REAL)1 : (REAL)-1;
-    const int q4 = n / 4;
     int s = 1, ls = 0, len = n;   /* s = 2^ls transforms interleaved so far */
     barrier(CLK_LOCAL_MEM_FENCE);   /* the caller's stores into x */
-    for (; len >= 4; len /= 4, s *= 4, ls += 2) {
+    for (; len >= 16; len /= 16, s *= 16, ls += 4) {
+        /* one butterfly per work-item */
+        const int tstep = tstep0 * (n / len), q16 = n / 16, b = lid;
+        REAL2 v[16];
+        if (b < q16)
+            for (int k = 0; k < 16; k++)
+                v[k] = x[b + k * q16];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (b < q16) {
+            dft16(v, fs);
+            const int q = b & (s - 1), p = b >> ls;
+            local REAL2 *o = x + q + 16 * s * p;
+            o[0] = v[0];
+            for (int k = 1; k < 16; k++)
+                o[k * s] = cmul_tw(v[k], tw[p * k * tstep], inv);
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    const int q4 = n / 4;
+    if (len >= 4) {   /* len is 4 or 8: one radix-4 pass */
         const int tstep = tstep0 * (n / len);
         REAL2 v[MAXB][4];
         for (int j = 0; j < MAXB; j++) {
@@ -47,18 +123,16 @@ void fft_local(local REAL2 *x, int n, global const REAL2 *tw, int tstep0, int in
             const int b = lid + j * T;
             if (b < q4) {
                 const int q = b & (s - 1), p = b >> ls;
-                const REAL2 a = v[j][0], bb = v[j][1], c = v[j][2], d = v[j][3];
-                const REAL2 apc = a + c, amc = a - c, bpd = bb + d, bmd = bb - d;
-                /* fs j (b - d): forward -j, inverse +j */
-                const REAL2 jbmd = (REAL2)(-fs * bmd.y, fs * bmd.x);
+                dft4(&v[j][0], &v[j][1], &v[j][2], &v[j][3], fs);
                 local REAL2 *o = x + q + 4 * s * p;
-                o[0] = apc + bpd;
-                o[s] = cmul_tw(amc + jbmd, tw[p * tstep], inv);
-                o[2 * s] = cmul_tw(apc - bpd, tw[2 * p * tstep], inv);
-                o[3 * s] = cmul_tw(amc - jbmd, tw[3 * p * tstep], inv);
+                o[0] = v[j][0];
+                o[s] = cmul_tw(v[j][1], tw[p * tstep], inv);
+                o[2 * s] = cmul_tw(v[j][2], tw[2 * p * tstep], inv);
+                o[3 * s] = cmul_tw(v[j][3], tw[3 * p * tstep], inv);
             }
         }
         barrier(CLK_LOCAL_MEM_FENCE);
+        len /= 4;
     }
     if (len == 2) {
         /* the last pass: twiddles are all 1, each butterfly in place */
