@@ -373,34 +373,80 @@ kernel void conv_rows_inv(global const REAL2 *w, global REAL2 *y, global const R
             y[(long)t * m + b] = row[(b - hm) & (nf - 1)] * scale;
 }
 
-/* ---- batched tridiagonal solves: one work-item per system, Thomas's
- * algorithm (dominant systems: no pivoting); du is overwritten with the
- * eliminated upper diagonal, x receives the solution ---- */
+/* ---- batched tridiagonal solves: Thomas's algorithm (dominant systems:
+ * no pivoting), one work-item per system, W systems per group. Systems
+ * lie n apart, so the group moves them through local memory in chunks of
+ * C rows: loads and stores run along the rows (coalesced) while each
+ * work-item walks its own system. The forward sweep leaves the eliminated
+ * upper diagonal in du and the forward-substituted right-hand side in x;
+ * the backward sweep, chunks last to first, finishes x. ---- */
 kernel void tridiag_thomas(global const REAL *dl, global const REAL *d, global REAL *du,
-                           global const REAL *rhs, global REAL *x, int n, int count)
+                           global const REAL *rhs, global REAL *x, int n, int count, int C,
+                           local REAL *lm)
 {
-    const int s = get_global_id(0);
-    if (s >= count)
-        return;
-    const long o = (long)s * n;
-    dl += o;
-    d += o;
-    du += o;
-    rhs += o;
-    x += o;
-    REAL den = d[0];
-    REAL c = n > 1 ? du[0] / den : (REAL)0, xp = rhs[0] / den;
-    du[0] = c;
-    x[0] = xp;
-    for (int i = 1; i < n; i++) {
-        den = d[i] - dl[i] * c;
-        c = i + 1 < n ? du[i] / den : (REAL)0;
-        xp = (rhs[i] - dl[i] * xp) / den;
-        du[i] = c;
-        x[i] = xp;
+    const int W = get_local_size(0), lid = get_local_id(0), s0 = get_group_id(0) * W;
+    const int P = C + 1;   /* padded rows: work-items walk different banks */
+    local REAL *ldl = lm, *ld = lm + W * P, *ldu = lm + 2 * W * P, *lx = lm + 3 * W * P;
+    const int lC = lg2(C);
+    local REAL *mdl = ldl + lid * P, *md = ld + lid * P, *mdu = ldu + lid * P, *mx = lx + lid * P;
+    const int live = s0 + lid < count;
+    REAL c = 0, xp = 0;
+    for (int i0 = 0; i0 < n; i0 += C) {
+        const int rows = min(C, n - i0);
+        for (int e = lid; e < W * C; e += W) {
+            const int sys = e >> lC, r = e & (C - 1);
+            if (r < rows && s0 + sys < count) {
+                const long o = (long)(s0 + sys) * n + i0 + r;
+                ldl[sys * P + r] = dl[o];
+                ld[sys * P + r] = d[o];
+                ldu[sys * P + r] = du[o];
+                lx[sys * P + r] = rhs[o];
+            }
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (live)
+            for (int r = 0; r < rows; r++) {
+                const int i = i0 + r;
+                const REAL den = i == 0 ? md[r] : md[r] - mdl[r] * c;
+                c = i + 1 < n ? mdu[r] / den : (REAL)0;
+                xp = i == 0 ? mx[r] / den : (mx[r] - mdl[r] * xp) / den;
+                mdu[r] = c;
+                mx[r] = xp;
+            }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int e = lid; e < W * C; e += W) {
+            const int sys = e >> lC, r = e & (C - 1);
+            if (r < rows && s0 + sys < count) {
+                const long o = (long)(s0 + sys) * n + i0 + r;
+                du[o] = ldu[sys * P + r];
+                x[o] = lx[sys * P + r];
+            }
+        }
+        barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
     }
-    for (int i = n - 2; i >= 0; i--) {
-        xp = x[i] - du[i] * xp;
-        x[i] = xp;
+    REAL next = 0;   /* x_{i+1} */
+    for (int i0 = (n - 1) / C * C; i0 >= 0; i0 -= C) {
+        const int rows = min(C, n - i0);
+        for (int e = lid; e < W * C; e += W) {
+            const int sys = e >> lC, r = e & (C - 1);
+            if (r < rows && s0 + sys < count) {
+                const long o = (long)(s0 + sys) * n + i0 + r;
+                ldu[sys * P + r] = du[o];
+                lx[sys * P + r] = x[o];
+            }
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (live)
+            for (int r = rows - 1; r >= 0; r--) {
+                next = i0 + r == n - 1 ? mx[r] : mx[r] - mdu[r] * next;
+                mx[r] = next;
+            }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int e = lid; e < W * C; e += W) {
+            const int sys = e >> lC, r = e & (C - 1);
+            if (r < rows && s0 + sys < count)
+                x[(long)(s0 + sys) * n + i0 + r] = lx[sys * P + r];
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
     }
 }

@@ -17,6 +17,7 @@ extern const char orr_opencl_spectral_source[];
 #define MAX_TABLES 48
 #define GROUP_GPU 256   /* work-items per group we aim for on a GPU */
 #define GROUP_CPU 64    /* PoCL's CPU devices like small groups */
+#define TRIDIAG_CHUNK 32   /* rows per system staged in local memory (a power of two) */
 
 /* kind codes of spectral.cl's fft_real */
 enum { K_R2C = 1, K_C2R = 2, K_DCT2 = 3, K_DCT3 = 4, K_DHT = 5 };
@@ -451,8 +452,13 @@ static orr_status enqueue_tridiag(ocl_spectral *sp, const spec_program *g, const
                                   cl_mem dl, cl_mem dd, cl_mem du, cl_mem rhs, cl_mem x,
                                   orr_error *err)
 {
-    const cl_int n = d->n, cnt = d->batch;
-    const size_t local = sp->cpu ? 16 : 64;
+    const size_t es = d->precision == SPEC_F32 ? sizeof(float) : sizeof(double);
+    const cl_int n = d->n, cnt = d->batch, chunk = TRIDIAG_CHUNK;
+    /* systems per group: a warp's worth on a GPU, few on a CPU; within
+     * local memory (four chunks of C + 1 rows each) */
+    size_t local = sp->cpu ? 8 : 32;
+    while (local > 1 && (local > g->max_group || 4 * local * (chunk + 1) * es > sp->local_bytes))
+        local /= 2;
     arg_list a = {g->tridiag, 0, CL_SUCCESS};
     ARG(&a, dl);
     ARG(&a, dd);
@@ -461,8 +467,10 @@ static orr_status enqueue_tridiag(ocl_spectral *sp, const spec_program *g, const
     ARG(&a, x);
     ARG(&a, n);
     ARG(&a, cnt);
-    return launch(sp, &a, ((size_t)cnt + local - 1) / local, local, "launching the tridiagonal "
-                  "solver", err);
+    ARG(&a, chunk);
+    arg(&a, 4 * local * (chunk + 1) * es, NULL);
+    return launch(sp, &a, ((size_t)cnt + local - 1) / local, local,
+                  "launching the tridiagonal solver", err);
 }
 
 /* ---- host buffers in, host buffers out ---- */
