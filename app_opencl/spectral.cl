@@ -83,9 +83,11 @@ inline void dft16(REAL2 *v, REAL fs)
  * work-items lid < T (T >= n / 16); unscaled. Stockham passes: radix 16
  * while 16 divides what is left, then radix 4, then radix 2. tw holds
  * e^{-2 pi j k / (n tstep0)}. Every work-item of the group calls it (it
- * has barriers), live or not. */
-void fft_local(local REAL2 *x, int n, global const REAL2 *tw, int tstep0, int inv, int lid,
-               int T)
+ * has barriers), live or not (a work-item that is not live only meets
+ * the barriers). Elements lie es apart (1: contiguous; the row pitch for
+ * a column of a 2D image). */
+void fft_local_s(local REAL2 *x, int n, int es, global const REAL2 *tw, int tstep0, int inv,
+                 int lid, int T, int live)
 {
     const REAL fs = inv ? (REAL)1 : (REAL)-1;
     int s = 1, ls = 0, len = n;   /* s = 2^ls transforms interleaved so far */
@@ -94,17 +96,17 @@ void fft_local(local REAL2 *x, int n, global const REAL2 *tw, int tstep0, int in
         /* one butterfly per work-item */
         const int tstep = tstep0 * (n / len), q16 = n / 16, b = lid;
         REAL2 v[16];
-        if (b < q16)
+        if (live && b < q16)
             for (int k = 0; k < 16; k++)
-                v[k] = x[b + k * q16];
+                v[k] = x[(b + k * q16) * es];
         barrier(CLK_LOCAL_MEM_FENCE);
-        if (b < q16) {
+        if (live && b < q16) {
             dft16(v, fs);
             const int q = b & (s - 1), p = b >> ls;
-            local REAL2 *o = x + q + 16 * s * p;
+            local REAL2 *o = x + (q + 16 * s * p) * es;
             o[0] = v[0];
             for (int k = 1; k < 16; k++)
-                o[k * s] = cmul_tw(v[k], tw[p * k * tstep], inv);
+                o[k * s * es] = cmul_tw(v[k], tw[p * k * tstep], inv);
         }
         barrier(CLK_LOCAL_MEM_FENCE);
     }
@@ -114,21 +116,21 @@ void fft_local(local REAL2 *x, int n, global const REAL2 *tw, int tstep0, int in
         REAL2 v[MAXB][4];
         for (int j = 0; j < MAXB; j++) {
             const int b = lid + j * T;
-            if (b < q4)
+            if (live && b < q4)
                 for (int k = 0; k < 4; k++)
-                    v[j][k] = x[b + k * q4];
+                    v[j][k] = x[(b + k * q4) * es];
         }
         barrier(CLK_LOCAL_MEM_FENCE);
         for (int j = 0; j < MAXB; j++) {
             const int b = lid + j * T;
-            if (b < q4) {
-                const int q = b & (s - 1), p = b >> ls;
+            if (live && b < q4) {
+                const int q = b & (s - 1), p = b >> ls, se = s * es;
                 dft4(&v[j][0], &v[j][1], &v[j][2], &v[j][3], fs);
-                local REAL2 *o = x + q + 4 * s * p;
+                local REAL2 *o = x + (q + 4 * s * p) * es;
                 o[0] = v[j][0];
-                o[s] = cmul_tw(v[j][1], tw[p * tstep], inv);
-                o[2 * s] = cmul_tw(v[j][2], tw[2 * p * tstep], inv);
-                o[3 * s] = cmul_tw(v[j][3], tw[3 * p * tstep], inv);
+                o[se] = cmul_tw(v[j][1], tw[p * tstep], inv);
+                o[2 * se] = cmul_tw(v[j][2], tw[2 * p * tstep], inv);
+                o[3 * se] = cmul_tw(v[j][3], tw[3 * p * tstep], inv);
             }
         }
         barrier(CLK_LOCAL_MEM_FENCE);
@@ -137,13 +139,20 @@ void fft_local(local REAL2 *x, int n, global const REAL2 *tw, int tstep0, int in
     if (len == 2) {
         /* the last pass: twiddles are all 1, each butterfly in place */
         const int h = n / 2;
-        for (int b = lid; b < h; b += T) {
-            const REAL2 a = x[b], c = x[b + h];
-            x[b] = a + c;
-            x[b + h] = a - c;
+        for (int b = lid; live && b < h; b += T) {
+            const REAL2 a = x[b * es], c = x[(b + h) * es];
+            x[b * es] = a + c;
+            x[(b + h) * es] = a - c;
         }
         barrier(CLK_LOCAL_MEM_FENCE);
     }
+}
+
+/* The contiguous, always live case. */
+inline void fft_local(local REAL2 *x, int n, global const REAL2 *tw, int tstep0, int inv, int lid,
+                      int T)
+{
+    fft_local_s(x, n, 1, tw, tstep0, inv, lid, T, 1);
 }
 
 /* log2 of a power of two */
@@ -371,6 +380,82 @@ kernel void conv_rows_inv(global const REAL2 *w, global REAL2 *y, global const R
     if (t < count)
         for (int b = lid; b < m; b += T)
             y[(long)t * m + b] = row[(b - hm) & (nf - 1)] * scale;
+}
+
+/* ---- whole images in one group's local memory (pitch n2 + 1, so that
+ * a column's elements fall in different banks): one pass over memory ---- */
+
+/* FFTs of `rows` lines of n points, elements es apart, lines ls apart,
+ * by teams of T work-items (all the group's items; every item loops the
+ * same number of times, for the barriers). */
+void lines_fft(local REAL2 *img, int rows, int n, int es, int lstride, global const REAL2 *tw,
+               int inv, int T)
+{
+    const int l = get_local_id(0), teams = get_local_size(0) / T;
+    const int team = l / T, lid = l & (T - 1);
+    for (int r0 = 0; r0 < rows; r0 += teams) {
+        const int r = r0 + team;
+        fft_local_s(img + (r < rows ? r : 0) * lstride, n, es, tw, 1, inv, lid, T, r < rows);
+    }
+}
+
+/* One n1 x n2 image per group: rows, then columns, in local memory. */
+kernel void fft2_local(global const REAL2 *in, global REAL2 *out, global const REAL2 *tw1,
+                       global const REAL2 *tw2, int n1, int n2, int T1, int T2, int inv,
+                       REAL scale, local REAL2 *img)
+{
+    const int l = get_local_id(0), L = get_local_size(0), P = n2 + 1, ln2 = lg2(n2);
+    const long base = (long)get_group_id(0) * n1 * n2;
+    for (int e = l; e < n1 * n2; e += L)
+        img[(e >> ln2) * P + (e & (n2 - 1))] = in[base + e];
+    for (int stage = 0; stage < 2; stage++)   /* rows, then columns; one call site */
+        lines_fft(img, stage ? n2 : n1, stage ? n1 : n2, stage ? P : 1, stage ? 1 : P,
+                  stage ? tw1 : tw2, inv, stage ? T1 : T2);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int e = l; e < n1 * n2; e += L)
+        out[base + e] = img[(e >> ln2) * P + (e & (n2 - 1))] * scale;
+}
+
+/* The whole convolution of one slice per group: pad on load, forward FFTs
+ * of the M live rows only, all columns forward, times S, inverse, inverse
+ * FFTs of the M rows the crop keeps, crop and 1/nf^2 on store. The four
+ * stages share one call of fft_local_s (code size: PoCL unrolls the
+ * work-items around each barrier). */
+kernel void conv_local(global const REAL2 *x, global const REAL *shapes, global REAL2 *y,
+                       global const REAL2 *tw, int nf, int m, int per_shape, int T, REAL scale,
+                       local REAL2 *img)
+{
+    const int l = get_local_id(0), L = get_local_size(0), P = nf + 1, lnf = lg2(nf);
+    const int hm = (m - 1) / 2, slice = get_group_id(0);
+    const int teams = L / T, team = l / T, lid = l & (T - 1);
+    global const REAL2 *xs = x + (long)slice * m * m;
+    for (int e = l; e < nf * nf; e += L) {
+        const int r = e >> lnf, c = e & (nf - 1);
+        const int a = (r + hm) & (nf - 1), b = (c + hm) & (nf - 1);
+        img[r * P + c] = a < m && b < m ? xs[a * m + b] : (REAL2)(0, 0);
+    }
+    for (int stage = 0; stage < 4; stage++) {
+        /* rows forward, columns forward, columns inverse, rows inverse;
+         * the live rows are r = (a - hm) mod nf, a < m */
+        const int cols = stage == 1 || stage == 2, lines = cols ? nf : m;
+        if (stage == 2) {
+            barrier(CLK_LOCAL_MEM_FENCE);
+            global const REAL *sh = shapes + (long)(slice / per_shape) * nf * nf;
+            for (int e = l; e < nf * nf; e += L)
+                img[(e >> lnf) * P + (e & (nf - 1))] *= sh[e];
+        }
+        for (int j0 = 0; j0 < lines; j0 += teams) {
+            const int j = j0 + team, live = j < lines, jj = live ? j : 0;
+            local REAL2 *line = cols ? img + jj : img + ((jj - hm) & (nf - 1)) * P;
+            fft_local_s(line, nf, cols ? P : 1, tw, 1, stage >= 2, lid, T, live);
+        }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    global REAL2 *ys = y + (long)slice * m * m;
+    for (int e = l; e < m * m; e += L) {
+        const int a = e / m, b = e - a * m;
+        ys[e] = img[((a - hm) & (nf - 1)) * P + ((b - hm) & (nf - 1))] * scale;
+    }
 }
 
 /* ---- batched tridiagonal solves: Thomas's algorithm (dominant systems:
