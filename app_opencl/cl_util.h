@@ -4,7 +4,9 @@
 #ifndef ORRERY_CL_UTIL_H
 #define ORRERY_CL_UTIL_H
 
+#ifndef CL_TARGET_OPENCL_VERSION
 #define CL_TARGET_OPENCL_VERSION 120
+#endif
 #include <CL/cl.h>
 
 #include "orrery.h"

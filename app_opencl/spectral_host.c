@@ -17,13 +17,14 @@ extern const char orr_opencl_spectral_source[];
 #define MAX_TABLES 48
 #define GROUP_GPU 256   /* work-items per group we aim for on a GPU */
 #define GROUP_CPU 64    /* PoCL's CPU devices like small groups */
+#define TRIDIAG_CHUNK 32   /* rows per system staged in local memory (a power of two) */
 
 /* kind codes of spectral.cl's fft_real */
 enum { K_R2C = 1, K_C2R = 2, K_DCT2 = 3, K_DCT3 = 4, K_DHT = 5 };
 
 typedef struct {
     cl_program program;
-    cl_kernel c2c, real, conv_fwd, conv_cols, conv_inv, tridiag;
+    cl_kernel c2c, real, conv_fwd, conv_cols, conv_inv, tridiag, fft2_local, conv_local;
     size_t max_group;   /* the smallest CL_KERNEL_WORK_GROUP_SIZE of the FFT kernels */
 } spec_program;
 
@@ -67,7 +68,8 @@ ocl_spectral *ocl_spectral_new(cl_context context, cl_device_id device, cl_comma
 
 static void release_program(spec_program *p)
 {
-    cl_kernel *ks[] = {&p->c2c, &p->real, &p->conv_fwd, &p->conv_cols, &p->conv_inv, &p->tridiag};
+    cl_kernel *ks[] = {&p->c2c,      &p->real,    &p->conv_fwd,   &p->conv_cols,
+                       &p->conv_inv, &p->tridiag, &p->fft2_local, &p->conv_local};
     for (size_t i = 0; i < ORR_ARRAY_LEN(ks); i++)
         if (*ks[i])
             clReleaseKernel(*ks[i]);
@@ -114,7 +116,8 @@ static orr_status program_for(ocl_spectral *sp, spec_precision p, spec_program *
         const char *name;
     } ks[] = {{&g->c2c, "fft_c2c"},        {&g->real, "fft_real"},
               {&g->conv_fwd, "conv_rows_fwd"}, {&g->conv_cols, "conv_cols"},
-              {&g->conv_inv, "conv_rows_inv"}, {&g->tridiag, "tridiag_thomas"}};
+              {&g->conv_inv, "conv_rows_inv"}, {&g->tridiag, "tridiag_thomas"},
+              {&g->fft2_local, "fft2_local"},  {&g->conv_local, "conv_local"}};
     g->max_group = (size_t)-1;
     for (size_t i = 0; i < ORR_ARRAY_LEN(ks); i++) {
         *ks[i].k = clCreateKernel(g->program, ks[i].name, &e);
@@ -358,8 +361,46 @@ orr_status ocl_spectral_enqueue(ocl_spectral *sp, const spec_desc *d, cl_mem in,
     return enqueue_real(sp, g, d, in, out, err);
 }
 
-/* 2D: row FFTs in -> out, then column FFTs in place in out (a group reads
- * its columns whole before it writes them), with the inverse's 1/(n1 n2). */
+/* Work-items for a whole image in one group: the target group size,
+ * within the kernel's limit, at least the widest transform's team; 0 when
+ * the image does not fit local memory (rows padded by one element). */
+static int image_group(const ocl_spectral *sp, const spec_program *g, int n1, int n2, size_t cpx)
+{
+    const int T1 = items_for(n1), T2 = items_for(n2), need = T1 > T2 ? T1 : T2;
+    if ((size_t)n1 * (n2 + 1) * cpx > sp->local_bytes || (size_t)need > g->max_group)
+        return 0;
+    int L = sp->cpu ? GROUP_CPU : GROUP_GPU;
+    while ((size_t)L > g->max_group)
+        L /= 2;
+    return L > need ? L : need;
+}
+
+/* 2D, small images: one group per image, all in local memory. */
+static orr_status enqueue_fft2_local(ocl_spectral *sp, const spec_program *g, const spec_desc *d,
+                                     cl_mem in, cl_mem out, cl_mem tw1, cl_mem tw2, int L,
+                                     orr_error *err)
+{
+    const spec_precision p = d->precision;
+    const size_t cpx = p == SPEC_F32 ? 8 : 16;
+    const cl_int n1 = d->n, n2 = d->n2, T1 = items_for(n1), T2 = items_for(n2), inv = d->inverse;
+    arg_list a = {g->fft2_local, 0, CL_SUCCESS};
+    ARG(&a, in);
+    ARG(&a, out);
+    ARG(&a, tw1);
+    ARG(&a, tw2);
+    ARG(&a, n1);
+    ARG(&a, n2);
+    ARG(&a, T1);
+    ARG(&a, T2);
+    ARG(&a, inv);
+    arg_real(&a, p, d->inverse ? 1.0 / ((double)n1 * n2) : 1.0);
+    arg(&a, (size_t)n1 * (n2 + 1) * cpx, NULL);
+    return launch(sp, &a, (size_t)d->batch, (size_t)L, "launching the 2D FFT", err);
+}
+
+/* 2D: small images in one group (enqueue_fft2_local); else row FFTs
+ * in -> out, then column FFTs in place in out (a group reads its columns
+ * whole before it writes them), with the inverse's 1/(n1 n2). */
 static orr_status enqueue_fft2(ocl_spectral *sp, const spec_program *g, const spec_desc *d,
                                cl_mem in, cl_mem out, orr_error *err)
 {
@@ -377,6 +418,9 @@ static orr_status enqueue_fft2(ocl_spectral *sp, const spec_program *g, const sp
         st = table_for(sp, p, n1, 0, &tw1, err);
     if (st != ORR_OK)
         return st;
+    const int L = image_group(sp, g, n1, n2, cpx);
+    if (L > 0)
+        return enqueue_fft2_local(sp, g, d, in, out, tw1, tw2, L, err);
     const fft_side rows = {1, 0, 1, n2}, cols = {n2, 1, n2, (cl_long)n1 * n2};
     st = launch_c2c(sp, g, p, in, out, tw2, n2, 1, d->batch * n1, rows, rows, d->inverse, 0, 1.0,
                     err);
@@ -404,8 +448,24 @@ static orr_status enqueue_conv2d(ocl_spectral *sp, const spec_program *g, const 
     const int T = items_for(nf);
     const cl_int nf_ = nf, m_ = m, rows = d->batch * m, cols = d->batch * nf, T_ = T;
     const cl_int per_shape = d->batch / n_shapes;
+    const int L = image_group(sp, g, nf, nf, cpx);
+    arg_list a;
+    if (L > 0) {   /* the slice fits local memory: one pass */
+        a = (arg_list){g->conv_local, 0, CL_SUCCESS};
+        ARG(&a, x);
+        ARG(&a, shapes);
+        ARG(&a, y);
+        ARG(&a, tw);
+        ARG(&a, nf_);
+        ARG(&a, m_);
+        ARG(&a, per_shape);
+        ARG(&a, T_);
+        arg_real(&a, p, 1.0 / ((double)nf * nf));
+        arg(&a, (size_t)nf * (nf + 1) * cpx, NULL);
+        return launch(sp, &a, (size_t)d->batch, (size_t)L, "launching conv2d", err);
+    }
     int G = groups_for(sp, g, nf, rows, cpx);
-    arg_list a = {g->conv_fwd, 0, CL_SUCCESS};
+    a = (arg_list){g->conv_fwd, 0, CL_SUCCESS};
     ARG(&a, x);
     ARG(&a, work);
     ARG(&a, tw);
@@ -451,8 +511,13 @@ static orr_status enqueue_tridiag(ocl_spectral *sp, const spec_program *g, const
                                   cl_mem dl, cl_mem dd, cl_mem du, cl_mem rhs, cl_mem x,
                                   orr_error *err)
 {
-    const cl_int n = d->n, cnt = d->batch;
-    const size_t local = sp->cpu ? 16 : 64;
+    const size_t es = d->precision == SPEC_F32 ? sizeof(float) : sizeof(double);
+    const cl_int n = d->n, cnt = d->batch, chunk = TRIDIAG_CHUNK;
+    /* systems per group: a warp's worth on a GPU, few on a CPU; within
+     * local memory (four chunks of C + 1 rows each) */
+    size_t local = sp->cpu ? 8 : 32;
+    while (local > 1 && (local > g->max_group || 4 * local * (chunk + 1) * es > sp->local_bytes))
+        local /= 2;
     arg_list a = {g->tridiag, 0, CL_SUCCESS};
     ARG(&a, dl);
     ARG(&a, dd);
@@ -461,8 +526,10 @@ static orr_status enqueue_tridiag(ocl_spectral *sp, const spec_program *g, const
     ARG(&a, x);
     ARG(&a, n);
     ARG(&a, cnt);
-    return launch(sp, &a, ((size_t)cnt + local - 1) / local, local, "launching the tridiagonal "
-                  "solver", err);
+    ARG(&a, chunk);
+    arg(&a, 4 * local * (chunk + 1) * es, NULL);
+    return launch(sp, &a, ((size_t)cnt + local - 1) / local, local,
+                  "launching the tridiagonal solver", err);
 }
 
 /* ---- host buffers in, host buffers out ---- */

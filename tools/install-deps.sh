@@ -2,7 +2,8 @@
 # Installs what building and testing Orrery needs on Debian 12 (as root).
 # boinc-client is for the real-client test only (tests/e2e), libxml2-utils
 # (xmllint) for the admin-tools test, libfftw3-dev as the spectral tests'
-# independent reference.
+# independent reference, libvkfft-dev for the OpenCL FFT benchmark only
+# (`make bench-opencl` compares against VkFFT's OpenCL backend).
 set -e
 export DEBIAN_FRONTEND=noninteractive
 apt-get update
@@ -10,4 +11,4 @@ apt-get install -y --no-install-recommends \
     build-essential autoconf automake pkg-config \
     zlib1g-dev libcunit1-dev libboinc-app-dev \
     ocl-icd-opencl-dev opencl-headers pocl-opencl-icd \
-    boinc-client libxml2-utils libfftw3-dev
+    boinc-client libxml2-utils libfftw3-dev libvkfft-dev
