@@ -537,7 +537,7 @@ int main(int argc, char **argv)
     for (int p = 0; p < 2; p++)
         for (int i = 0; i < 4; i++) {
             const int nf = conv[i][0], m = conv[i][1];
-            const size_t need = conv2d_shape_of(nf, m, p ? sizeof(float2) : sizeof(double2)).smem;
+            const size_t need = conv2d_shape_of(nf, m, p ? sizeof(float2) : sizeof(double2), 0).smem;
             if (need > prop.sharedMemPerBlockOptin) {
                 printf("| conv2d %s | %d | %d | - | - | needs %zu bytes of shared memory |\n",
                        p ? "f32" : "f64", nf, m, need);
