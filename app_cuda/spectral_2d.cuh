@@ -580,7 +580,7 @@ static inline conv2d_shape conv2d_shape_for(int nf, int m, size_t csize, int gro
  * fits smem_limit bytes; 0: the least shared memory. */
 static inline conv2d_shape conv2d_shape_of(int nf, int m, size_t csize, size_t smem_limit)
 {
-    for (int group = 2048 / nf; smem_limit > 0 && group > 1024 / nf; group /= 2) {
+    for (int group = 4096 / nf; smem_limit > 0 && group > 1024 / nf; group /= 2) {
         const conv2d_shape s = conv2d_shape_for(nf, m, csize, group);
         if (s.smem <= smem_limit)
             return s;
