@@ -21,12 +21,14 @@
 #define FFT2D_LOG2_TW_N 12
 #define FFT2D_TW_N (1 << FFT2D_LOG2_TW_N)   /* the longest side the kernels take */
 #define FFT2D_THREADS 256
-/* images up to this size (bytes) run rows and columns in one kernel */
+/* shared memory per block of the 2D FFT kernels (bytes): what every
+ * device has (sm_75: 64 KB), and more where the device has it; images up
+ * to the budget run rows and columns in one kernel */
 #define FFT2D_SMALL_BYTES (64 * 1024)
-/* elements of shared memory the two-pass kernels aim at per block */
-#define FFT2D_PASS_ELEMS 2048
-/* most shared memory (bytes) a column-pass block takes for wider tiles */
-#define FFT2D_COLS_BYTES (64 * 1024)
+#define FFT2D_BIG_BYTES (72 * 1024)
+/* elements of shared memory the kernels aim at per block: 16 (a radix-16
+ * step's share) for each of the 256 threads */
+#define FFT2D_PASS_ELEMS 4096
 /* several convolution slices share a block only below this (bytes) */
 #define CONV2D_SHARED_SLICES_BYTES (64 * 1024)
 #define TRIDIAG_MAX_N 2048
@@ -388,19 +390,27 @@ struct fft2_shape {
     size_t smem_small, smem_rows, smem_cols;
 };
 
-static inline fft2_shape fft2_shape_of(int n1, int n2, size_t csize)
+/* Blocks take up to FFT2D_BIG_BYTES of shared memory where the device
+ * allows (smem_limit, its opt-in limit), else FFT2D_SMALL_BYTES, which
+ * every device the app runs on has (smem_limit 0: that). */
+static inline fft2_shape fft2_shape_of(int n1, int n2, size_t csize, size_t smem_limit)
 {
     fft2_shape s = {};
     const size_t size = (size_t)n1 * n2;
-    s.small = (size_t)s2d_padded((int)size) * csize <= FFT2D_SMALL_BYTES;
+    const size_t budget = smem_limit >= FFT2D_BIG_BYTES ? FFT2D_BIG_BYTES : FFT2D_SMALL_BYTES;
+    s.small = (size_t)s2d_padded((int)size) * csize <= budget;
     s.images = size >= FFT2D_PASS_ELEMS ? 1 : (int)(FFT2D_PASS_ELEMS / size);
+    while (s.images > 1 && (size_t)s2d_padded((int)(s.images * size)) * csize > budget)
+        s.images /= 2;
     s.smem_small = (size_t)s2d_padded((int)(s.images * size)) * csize;
     s.rows_per_block = n2 >= FFT2D_PASS_ELEMS ? 1 : FFT2D_PASS_ELEMS / n2;
+    while (s.rows_per_block > 1 && (size_t)s2d_padded(s.rows_per_block * n2) * csize > budget)
+        s.rows_per_block /= 2;
     s.smem_rows = (size_t)s2d_padded(s.rows_per_block * n2) * csize;
     /* a tile row of 128 bytes (16 float2, 8 double2), fewer if tall (32
      * bytes, a sector, still read whole), more if short */
     int tile = (int)(128 / csize);
-    while (tile > 1 && (size_t)tile * n1 * csize > FFT2D_COLS_BYTES)
+    while (tile > 1 && (size_t)s2d_padded(tile * n1) * csize > budget)
         tile /= 2;
     while ((size_t)tile * n1 < FFT2D_PASS_ELEMS / 2 && tile < n2)
         tile *= 2;
@@ -411,10 +421,11 @@ static inline fft2_shape fft2_shape_of(int n1, int n2, size_t csize)
     return s;
 }
 
-/* Largest dynamic shared memory the launches of fft2_launch use. */
+/* Largest dynamic shared memory the launches of fft2_launch use, at the
+ * least (on a device with FFT2D_SMALL_BYTES). */
 static inline size_t fft2_smem_needed(int n1, int n2, size_t csize)
 {
-    const fft2_shape s = fft2_shape_of(n1, n2, csize);
+    const fft2_shape s = fft2_shape_of(n1, n2, csize, 0);
     if (s.small)
         return s.smem_small;
     return s.smem_rows > s.smem_cols ? s.smem_rows : s.smem_cols;
@@ -436,8 +447,13 @@ static cudaError_t fft2_launch(const C *in, C *out, int n1, int n2, int batch, i
 {
     const int log2n1 = s2d_log2(n1), log2n2 = s2d_log2(n2), sign = inverse ? 1 : -1;
     const double scale = inverse ? 1.0 / ((double)n1 * n2) : 1.0;
-    const fft2_shape s = fft2_shape_of(n1, n2, sizeof(C));
-    cudaError_t e;
+    int dev = 0, limit = 0;
+    cudaError_t e = cudaGetDevice(&dev);
+    if (e == cudaSuccess)
+        e = cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
+    if (e != cudaSuccess)
+        return e;
+    const fft2_shape s = fft2_shape_of(n1, n2, sizeof(C), (size_t)limit);
     if (s.small) {
         e = s2d_allow_smem((const void *)fft2_small_kernel<C>, s.smem_small);
         if (e != cudaSuccess)
