@@ -21,12 +21,16 @@
 #define FFT2D_LOG2_TW_N 12
 #define FFT2D_TW_N (1 << FFT2D_LOG2_TW_N)   /* the longest side the kernels take */
 #define FFT2D_THREADS 256
-/* images up to this size (bytes) run rows and columns in one kernel */
+/* shared memory per block of the 2D FFT kernels (bytes): what every
+ * device has (sm_75: 64 KB), and more where the device has it; images up
+ * to the budget run rows and columns in one kernel */
 #define FFT2D_SMALL_BYTES (64 * 1024)
-/* elements of shared memory the two-pass kernels aim at per block */
-#define FFT2D_PASS_ELEMS 2048
-/* most shared memory (bytes) a column-pass block takes for wider tiles */
-#define FFT2D_COLS_BYTES (64 * 1024)
+#define FFT2D_BIG_BYTES (72 * 1024)
+/* elements of shared memory the kernels aim at per block: 16 (a radix-16
+ * step's share) for each of the 256 threads */
+#define FFT2D_PASS_ELEMS 4096
+/* several convolution slices share a block only below this (bytes) */
+#define CONV2D_SHARED_SLICES_BYTES (64 * 1024)
 #define TRIDIAG_MAX_N 2048
 #define TRIDIAG_ROWS_PER_THREAD 8   /* TRIDIAG_MAX_N / 256 threads */
 #define TRIDIAG_LOG2_PARTS 6        /* PCR splits each system into up to 64 */
@@ -92,6 +96,20 @@ __device__ __forceinline__ int s2d_rev(int k, int log2n)
     return log2n == 0 ? 0 : (int)(__brev((unsigned)k) >> (32 - log2n));
 }
 
+/* Shared memory index of element i of a buffer: one element of padding
+ * after every 16, so threads reading every 16th element (the last step
+ * of a row transform, columns) fall in different banks. */
+__host__ __device__ __forceinline__ int s2d_pad(int i)
+{
+    return i + (i >> 4);
+}
+
+/* elements a padded buffer of n takes */
+__host__ __device__ __forceinline__ int s2d_padded(int n)
+{
+    return n + (n >> 4) + 1;
+}
+
 /* Where line `line` of a set starts: lines come in groups of 2^lg_group
  * (lstride apart), groups gstride apart. */
 struct s2d_lines {
@@ -124,94 +142,157 @@ __device__ __forceinline__ int s2d_line_start(const s2d_lines &l, int line)
     return (line >> l.lg_group) * l.gstride + (line & ((1 << l.lg_group) - 1)) * l.lstride;
 }
 
-/* Forward-ordered (natural in, bit-reversed out) in-place DFT of every
- * line, sign -1 forward, +1 inverse (unscaled). threads tid of nth of the
- * block share the work; the block must call it uniformly (barriers). */
-template <typename C>
-__device__ void s2d_dif_lines(C *sh, const s2d_lines l, const C *tw, int sign, int tid, int nth)
+/* ---- higher radix: 2^r points of a line in registers per thread ---- */
+
+/* cos(2 pi e / 16), rounded once */
+__device__ __forceinline__ double s2d_cos16(int e)
 {
-    const int log2n = l.log2n, n = 1 << log2n, es = l.estride;
-    const int tw_shift = FFT2D_LOG2_TW_N - log2n;
-    int lgL = log2n;
-    if (log2n & 1) {
-        /* radix 2 over the whole line: pairs k, k + n/2, twiddle W_n^k */
-        const int h = n >> 1, total = l.count << (log2n - 1);
-        for (int j = tid; j < total; j += nth) {
-            int line, k;
-            s2d_split(l, j, log2n - 1, line, k);
-            C *p = sh + s2d_line_start(l, line);
-            const C a = p[k * es], b = p[(k + h) * es];
-            p[k * es] = s2d_add(a, b);
-            p[(k + h) * es] = s2d_mul(s2d_sub(a, b), s2d_root(tw, k << tw_shift, sign));
-        }
-        __syncthreads();
-        lgL = log2n - 1;
-    }
-    for (; lgL >= 2; lgL -= 2) {
-        /* radix 4 in blocks of L = 4q: two radix-2 DIF stages (h = 2q, q) */
-        const int lq = lgL - 2, q = 1 << lq, total = l.count << (log2n - 2);
-        for (int j = tid; j < total; j += nth) {
-            int line, kk;
-            s2d_split(l, j, log2n - 2, line, kk);
-            const int k = kk & (q - 1), base = ((kk >> lq) << lgL) + k;
-            C *p = sh + s2d_line_start(l, line);
-            const C a = p[base * es], b = p[(base + q) * es], c = p[(base + 2 * q) * es],
-                    d = p[(base + 3 * q) * es];
-            const int e = k << (log2n - lgL + tw_shift);   /* W_L^k */
-            const C apc = s2d_add(a, c), amc = s2d_sub(a, c), bpd = s2d_add(b, d);
-            const C sbmd = s2d_mul_sj(s2d_sub(b, d), sign);
-            p[base * es] = s2d_add(apc, bpd);
-            p[(base + q) * es] = s2d_mul(s2d_sub(apc, bpd), s2d_root(tw, 2 * e, sign));
-            p[(base + 2 * q) * es] = s2d_mul(s2d_add(amc, sbmd), s2d_root(tw, e, sign));
-            p[(base + 3 * q) * es] = s2d_mul(s2d_sub(amc, sbmd), s2d_root(tw, 3 * e, sign));
-        }
-        __syncthreads();
+    switch (e & 15) {
+    case 0: return 1.0;
+    case 1: case 15: return 0.92387953251128675612818318939678828682;
+    case 2: case 14: return 0.70710678118654752440084436210484903928;
+    case 3: case 13: return 0.38268343236508977172845998403039886676;
+    case 4: case 12: return 0.0;
+    case 5: case 11: return -0.38268343236508977172845998403039886676;
+    case 6: case 10: return -0.70710678118654752440084436210484903928;
+    case 7: case 9: return -0.92387953251128675612818318939678828682;
+    default: return -1.0;
     }
 }
 
-/* The reverse order: bit-reversed in, natural out (decimation in time). */
-template <typename C>
-__device__ void s2d_dit_lines(C *sh, const s2d_lines l, const C *tw, int sign, int tid, int nth)
+/* v times e^{sign 2 pi j e / 16}; e is a constant once unrolled, so the
+ * trivial rotations cost no multiplication */
+template <typename C> __device__ __forceinline__ C s2d_rot16(C v, int e, int sign)
 {
-    const int log2n = l.log2n, n = 1 << log2n, es = l.estride;
-    const int tw_shift = FFT2D_LOG2_TW_N - log2n;
-    const int top = log2n & ~1;
-    for (int lgL = 2; lgL <= top; lgL += 2) {
-        /* radix 4 in blocks of L = 4q: two radix-2 DIT stages (h = q, 2q) */
-        const int lq = lgL - 2, q = 1 << lq, total = l.count << (log2n - 2);
-        for (int j = tid; j < total; j += nth) {
-            int line, kk;
-            s2d_split(l, j, log2n - 2, line, kk);
-            const int k = kk & (q - 1), base = ((kk >> lq) << lgL) + k;
-            C *p = sh + s2d_line_start(l, line);
-            const C a = p[base * es], b = p[(base + q) * es], c = p[(base + 2 * q) * es],
-                    d = p[(base + 3 * q) * es];
-            const int e = k << (log2n - lgL + tw_shift);   /* W_L^k */
-            const C w1 = s2d_root(tw, e, sign), w2 = s2d_root(tw, 2 * e, sign);
-            const C bw = s2d_mul(b, w2), dw = s2d_mul(d, w2);
-            const C u0 = s2d_add(a, bw), u1 = s2d_sub(a, bw);
-            const C v2 = s2d_mul(s2d_add(c, dw), w1);
-            const C v3 = s2d_mul_sj(s2d_mul(s2d_sub(c, dw), w1), sign);
-            p[base * es] = s2d_add(u0, v2);
-            p[(base + 2 * q) * es] = s2d_sub(u0, v2);
-            p[(base + q) * es] = s2d_add(u1, v3);
-            p[(base + 3 * q) * es] = s2d_sub(u1, v3);
-        }
-        __syncthreads();
+    typedef decltype(v.x) T;
+    e &= 15;
+    if (e == 0)
+        return v;
+    if (e == 4)
+        return s2d_mul_sj(v, sign);
+    if (e == 8) {
+        v.x = -v.x;
+        v.y = -v.y;
+        return v;
     }
-    if (log2n & 1) {
-        /* the last stage, radix 2 over the whole line */
-        const int h = n >> 1, total = l.count << (log2n - 1);
-        for (int j = tid; j < total; j += nth) {
-            int line, k;
-            s2d_split(l, j, log2n - 1, line, k);
-            C *p = sh + s2d_line_start(l, line);
-            const C a = p[k * es], b = s2d_mul(p[(k + h) * es], s2d_root(tw, k << tw_shift, sign));
-            p[k * es] = s2d_add(a, b);
-            p[(k + h) * es] = s2d_sub(a, b);
-        }
-        __syncthreads();
+    if (e == 12)
+        return s2d_mul_sj(v, -sign);
+    C w;
+    w.x = (T)s2d_cos16(e);
+    w.y = (T)(sign * s2d_cos16(e + 12));   /* sin x = cos(x - pi/2) */
+    return s2d_mul(v, w);
+}
+
+__host__ __device__ constexpr int s2d_rev_bits(int x, int bits)
+{
+    return bits == 0 ? 0 : ((x & 1) << (bits - 1)) | s2d_rev_bits(x >> 1, bits - 1);
+}
+
+/* DFT of R = 2^LR points in registers: natural in, bit-reversed out (DIF). */
+template <int LR, typename C> __device__ __forceinline__ void s2d_reg_dif(C *v, int sign)
+{
+    const int R = 1 << LR;
+#pragma unroll
+    for (int h = R / 2; h >= 1; h /= 2)
+#pragma unroll
+        for (int l = 0; l < R; l++)
+            if ((l & h) == 0) {
+                const C a = v[l], b = v[l + h];
+                v[l] = s2d_add(a, b);
+                v[l + h] = s2d_rot16(s2d_sub(a, b), (l & (h - 1)) * (8 / h), sign);   /* W_2h^j */
+            }
+}
+
+/* The same DFT, bit-reversed in, natural out (DIT). */
+template <int LR, typename C> __device__ __forceinline__ void s2d_reg_dit(C *v, int sign)
+{
+    const int R = 1 << LR;
+#pragma unroll
+    for (int h = 1; h < R; h *= 2)
+#pragma unroll
+        for (int l = 0; l < R; l++)
+            if ((l & h) == 0) {
+                const C a = v[l], b = s2d_rot16(v[l + h], (l & (h - 1)) * (8 / h), sign);
+                v[l] = s2d_add(a, b);
+                v[l + h] = s2d_sub(a, b);
+            }
+}
+
+/* One radix-2^LR step over blocks of L = 2^lgL (q = L / R apart): as LR
+ * radix-2 stages (DIF: half-lengths L/2 .. q; DIT: q .. L/2), in place.
+ * DIF: group DFT, then output m' times W_L^{k rev(m')}; DIT: input m'
+ * times W_L^{k rev(m')}, then the group DFT. */
+template <int LR, int DIF, typename C>
+__device__ void s2d_step(C *sh, const s2d_lines &l, int lgL, const C *tw, int sign, int tid,
+                         int nth)
+{
+    const int R = 1 << LR, log2n = l.log2n, es = l.estride, lq = lgL - LR, q = 1 << lq;
+    const int tw_shift = FFT2D_LOG2_TW_N - log2n + (log2n - lgL);   /* W_L^1 at 1 << tw_shift */
+    const int total = l.count << (log2n - LR);
+    for (int j = tid; j < total; j += nth) {
+        int line, kk;
+        s2d_split(l, j, log2n - LR, line, kk);
+        const int k = kk & (q - 1), base = ((kk >> lq) << lgL) + k;
+        const int at = s2d_line_start(l, line) + base * es;
+        C v[R];
+#pragma unroll
+        for (int m = 0; m < R; m++)
+            v[m] = sh[s2d_pad(at + m * q * es)];
+        if (!DIF)
+#pragma unroll
+            for (int m = 1; m < R; m++)
+                v[m] = s2d_mul(v[m], s2d_root(tw, (k * s2d_rev_bits(m, LR)) << tw_shift, sign));
+        if (DIF)
+            s2d_reg_dif<LR>(v, sign);
+        else
+            s2d_reg_dit<LR>(v, sign);
+        if (DIF)
+#pragma unroll
+            for (int m = 1; m < R; m++)
+                v[m] = s2d_mul(v[m], s2d_root(tw, (k * s2d_rev_bits(m, LR)) << tw_shift, sign));
+#pragma unroll
+        for (int m = 0; m < R; m++)
+            sh[s2d_pad(at + m * q * es)] = v[m];
     }
+    __syncthreads();
+}
+
+template <int DIF, typename C>
+__device__ __forceinline__ void s2d_step_any(int lr, C *sh, const s2d_lines &l, int lgL,
+                                             const C *tw, int sign, int tid, int nth)
+{
+    switch (lr) {
+    case 1: s2d_step<1, DIF>(sh, l, lgL, tw, sign, tid, nth); break;
+    case 2: s2d_step<2, DIF>(sh, l, lgL, tw, sign, tid, nth); break;
+    case 3: s2d_step<3, DIF>(sh, l, lgL, tw, sign, tid, nth); break;
+    default: s2d_step<4, DIF>(sh, l, lgL, tw, sign, tid, nth); break;
+    }
+}
+
+/* As s2d_dif_lines / s2d_dit_lines with radix-16 steps (and one of
+ * radix 2, 4 or 8 for the rest of log2 n): a quarter of the passes over
+ * shared memory and of the barriers. */
+template <typename C>
+__device__ void s2d_dif_lines16(C *sh, const s2d_lines l, const C *tw, int sign, int tid, int nth)
+{
+    int lgL = l.log2n;
+    const int rest = lgL & 3;
+    if (rest) {
+        s2d_step_any<1>(rest, sh, l, lgL, tw, sign, tid, nth);
+        lgL -= rest;
+    }
+    for (; lgL >= 4; lgL -= 4)
+        s2d_step<4, 1>(sh, l, lgL, tw, sign, tid, nth);
+}
+
+template <typename C>
+__device__ void s2d_dit_lines16(C *sh, const s2d_lines l, const C *tw, int sign, int tid, int nth)
+{
+    const int rest = l.log2n & 3;
+    for (int lgL = 4; lgL <= l.log2n - rest; lgL += 4)
+        s2d_step<4, 0>(sh, l, lgL, tw, sign, tid, nth);
+    if (rest)
+        s2d_step_any<0>(rest, sh, l, l.log2n, tw, sign, tid, nth);
 }
 
 template <typename C> __device__ __forceinline__ C s2d_scaled(C a, double scale)
@@ -227,8 +308,9 @@ template <typename C> __device__ __forceinline__ C s2d_scaled(C a, double scale)
 /* Whole images in one block (images images per block): rows, then
  * columns, then the store gathers both bit reversals. */
 template <typename C>
-__global__ void fft2_small_kernel(const C *in, C *out, int log2n1, int log2n2, int batch,
-                                  int images, const C *tw, int sign, double scale)
+__global__ void __launch_bounds__(FFT2D_THREADS, 2)
+fft2_small_kernel(const C *in, C *out, int log2n1, int log2n2, int batch, int images, const C *tw,
+                  int sign, double scale)
 {
     extern __shared__ unsigned char s2d_smem[];
     C *sh = reinterpret_cast<C *>(s2d_smem);
@@ -238,23 +320,24 @@ __global__ void fft2_small_kernel(const C *in, C *out, int log2n1, int log2n2, i
     const size_t off = (size_t)first * size;
     for (int i = threadIdx.x; i < images * size; i += blockDim.x)
         if (i < have * size)
-            sh[i] = in[off + i];
+            sh[s2d_pad(i)] = in[off + i];
     __syncthreads();
     s2d_lines rows = {images * n1, log2n2, n2, 30, 0, 1, -1};
-    s2d_dif_lines(sh, rows, tw, sign, threadIdx.x, blockDim.x);
+    s2d_dif_lines16(sh, rows, tw, sign, threadIdx.x, blockDim.x);
     s2d_lines cols = {images * n2, log2n1, 1, log2n2, size, n2, s2d_log2(images) + log2n2};
-    s2d_dif_lines(sh, cols, tw, sign, threadIdx.x, blockDim.x);
+    s2d_dif_lines16(sh, cols, tw, sign, threadIdx.x, blockDim.x);
     for (int i = threadIdx.x; i < have * size; i += blockDim.x) {
         const int img = i >> (log2n1 + log2n2), r = (i >> log2n2) & (n1 - 1), c = i & (n2 - 1);
         out[off + i] = s2d_scaled(
-            sh[img * size + (s2d_rev(r, log2n1) << log2n2) + s2d_rev(c, log2n2)], scale);
+            sh[s2d_pad(img * size + (s2d_rev(r, log2n1) << log2n2) + s2d_rev(c, log2n2))], scale);
     }
 }
 
 /* Row pass: rows_per_block rows of n2 (of all images, rows in a row). */
 template <typename C>
-__global__ void fft2_rows_kernel(const C *in, C *out, int log2n2, long total_rows,
-                                 int rows_per_block, const C *tw, int sign, double scale)
+__global__ void __launch_bounds__(FFT2D_THREADS, 2)
+fft2_rows_kernel(const C *in, C *out, int log2n2, long total_rows, int rows_per_block, const C *tw,
+                 int sign, double scale)
 {
     extern __shared__ unsigned char s2d_smem[];
     C *sh = reinterpret_cast<C *>(s2d_smem);
@@ -264,13 +347,13 @@ __global__ void fft2_rows_kernel(const C *in, C *out, int log2n2, long total_row
     const size_t off = (size_t)first * n2;
     for (int i = threadIdx.x; i < rows_per_block * n2; i += blockDim.x)
         if (i < have * n2)
-            sh[i] = in[off + i];
+            sh[s2d_pad(i)] = in[off + i];
     __syncthreads();
     s2d_lines rows = {rows_per_block, log2n2, n2, 30, 0, 1, -1};
-    s2d_dif_lines(sh, rows, tw, sign, threadIdx.x, blockDim.x);
+    s2d_dif_lines16(sh, rows, tw, sign, threadIdx.x, blockDim.x);
     for (int i = threadIdx.x; i < have * n2; i += blockDim.x) {
         const int r = i >> log2n2, c = i & (n2 - 1);
-        out[off + i] = s2d_scaled(sh[(r << log2n2) + s2d_rev(c, log2n2)], scale);
+        out[off + i] = s2d_scaled(sh[s2d_pad((r << log2n2) + s2d_rev(c, log2n2))], scale);
     }
 }
 
@@ -278,21 +361,23 @@ __global__ void fft2_rows_kernel(const C *in, C *out, int log2n2, long total_row
  * of two <= n2), read a row segment at a time so global access stays
  * coalesced. blockIdx.x: tile within the image, blockIdx.y: image. */
 template <typename C>
-__global__ void fft2_cols_kernel(C *data, int log2n1, int log2n2, int log2tile, const C *tw,
-                                 int sign, double scale)
+__global__ void __launch_bounds__(FFT2D_THREADS, 2)
+fft2_cols_kernel(C *data, int log2n1, int log2n2, int log2tile, const C *tw, int sign,
+                 double scale)
 {
     extern __shared__ unsigned char s2d_smem[];
     C *sh = reinterpret_cast<C *>(s2d_smem);
     const int n1 = 1 << log2n1, n2 = 1 << log2n2, tile = 1 << log2tile;
     C *img = data + (size_t)blockIdx.y * n1 * n2 + ((size_t)blockIdx.x << log2tile);
     for (int i = threadIdx.x; i < n1 * tile; i += blockDim.x)
-        sh[i] = img[((size_t)(i >> log2tile) << log2n2) + (i & (tile - 1))];
+        sh[s2d_pad(i)] = img[((size_t)(i >> log2tile) << log2n2) + (i & (tile - 1))];
     __syncthreads();
     s2d_lines cols = {tile, log2n1, 1, 30, 0, tile, log2tile};
-    s2d_dif_lines(sh, cols, tw, sign, threadIdx.x, blockDim.x);
+    s2d_dif_lines16(sh, cols, tw, sign, threadIdx.x, blockDim.x);
     for (int i = threadIdx.x; i < n1 * tile; i += blockDim.x) {
         const int r = i >> log2tile, j = i & (tile - 1);
-        img[((size_t)r << log2n2) + j] = s2d_scaled(sh[(s2d_rev(r, log2n1) << log2tile) + j], scale);
+        img[((size_t)r << log2n2) + j] =
+            s2d_scaled(sh[s2d_pad((s2d_rev(r, log2n1) << log2tile) + j)], scale);
     }
 }
 
@@ -305,33 +390,42 @@ struct fft2_shape {
     size_t smem_small, smem_rows, smem_cols;
 };
 
-static inline fft2_shape fft2_shape_of(int n1, int n2, size_t csize)
+/* Blocks take up to FFT2D_BIG_BYTES of shared memory where the device
+ * allows (smem_limit, its opt-in limit), else FFT2D_SMALL_BYTES, which
+ * every device the app runs on has (smem_limit 0: that). */
+static inline fft2_shape fft2_shape_of(int n1, int n2, size_t csize, size_t smem_limit)
 {
     fft2_shape s = {};
     const size_t size = (size_t)n1 * n2;
-    s.small = size * csize <= FFT2D_SMALL_BYTES;
+    const size_t budget = smem_limit >= FFT2D_BIG_BYTES ? FFT2D_BIG_BYTES : FFT2D_SMALL_BYTES;
+    s.small = (size_t)s2d_padded((int)size) * csize <= budget;
     s.images = size >= FFT2D_PASS_ELEMS ? 1 : (int)(FFT2D_PASS_ELEMS / size);
-    s.smem_small = s.images * size * csize;
+    while (s.images > 1 && (size_t)s2d_padded((int)(s.images * size)) * csize > budget)
+        s.images /= 2;
+    s.smem_small = (size_t)s2d_padded((int)(s.images * size)) * csize;
     s.rows_per_block = n2 >= FFT2D_PASS_ELEMS ? 1 : FFT2D_PASS_ELEMS / n2;
-    s.smem_rows = (size_t)s.rows_per_block * n2 * csize;
+    while (s.rows_per_block > 1 && (size_t)s2d_padded(s.rows_per_block * n2) * csize > budget)
+        s.rows_per_block /= 2;
+    s.smem_rows = (size_t)s2d_padded(s.rows_per_block * n2) * csize;
     /* a tile row of 128 bytes (16 float2, 8 double2), fewer if tall (32
      * bytes, a sector, still read whole), more if short */
     int tile = (int)(128 / csize);
-    while (tile > 1 && (size_t)tile * n1 * csize > FFT2D_COLS_BYTES)
+    while (tile > 1 && (size_t)s2d_padded(tile * n1) * csize > budget)
         tile /= 2;
     while ((size_t)tile * n1 < FFT2D_PASS_ELEMS / 2 && tile < n2)
         tile *= 2;
     if (tile > n2)
         tile = n2;
     s.log2tile = s2d_log2(tile);
-    s.smem_cols = (size_t)tile * n1 * csize;
+    s.smem_cols = (size_t)s2d_padded(tile * n1) * csize;
     return s;
 }
 
-/* Largest dynamic shared memory the launches of fft2_launch use. */
+/* Largest dynamic shared memory the launches of fft2_launch use, at the
+ * least (on a device with FFT2D_SMALL_BYTES). */
 static inline size_t fft2_smem_needed(int n1, int n2, size_t csize)
 {
-    const fft2_shape s = fft2_shape_of(n1, n2, csize);
+    const fft2_shape s = fft2_shape_of(n1, n2, csize, 0);
     if (s.small)
         return s.smem_small;
     return s.smem_rows > s.smem_cols ? s.smem_rows : s.smem_cols;
@@ -353,8 +447,13 @@ static cudaError_t fft2_launch(const C *in, C *out, int n1, int n2, int batch, i
 {
     const int log2n1 = s2d_log2(n1), log2n2 = s2d_log2(n2), sign = inverse ? 1 : -1;
     const double scale = inverse ? 1.0 / ((double)n1 * n2) : 1.0;
-    const fft2_shape s = fft2_shape_of(n1, n2, sizeof(C));
-    cudaError_t e;
+    int dev = 0, limit = 0;
+    cudaError_t e = cudaGetDevice(&dev);
+    if (e == cudaSuccess)
+        e = cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
+    if (e != cudaSuccess)
+        return e;
+    const fft2_shape s = fft2_shape_of(n1, n2, sizeof(C), (size_t)limit);
     if (s.small) {
         e = s2d_allow_smem((const void *)fft2_small_kernel<C>, s.smem_small);
         if (e != cudaSuccess)
@@ -411,8 +510,9 @@ __global__ void conv2d_kernel(const typename s2d_cpx<T>::type *slices, const T *
     extern __shared__ unsigned char s2d_smem[];
     const int nf = 1 << log2nf, h = (m - 1) / 2, mask = nf - 1;
     const int lg_group = s2d_log2(group);
-    C *a_rows = reinterpret_cast<C *>(s2d_smem) + (size_t)threadIdx.y * (m * nf + nf * group);
-    C *buf = a_rows + m * nf;
+    C *a_rows = reinterpret_cast<C *>(s2d_smem) +
+                (size_t)threadIdx.y * (s2d_padded(m * nf) + s2d_padded(nf * group));
+    C *buf = a_rows + s2d_padded(m * nf);
     const int tid = threadIdx.x, nth = blockDim.x;
     const int slice = blockIdx.x * blockDim.y + threadIdx.y;
     const int valid = slice < batch;
@@ -421,45 +521,45 @@ __global__ void conv2d_kernel(const typename s2d_cpx<T>::type *slices, const T *
     const C zero = {0, 0};
 
     for (int i = tid; i < m * nf; i += nth)
-        a_rows[i] = zero;
+        a_rows[s2d_pad(i)] = zero;
     __syncthreads();
     if (valid)
         for (int i = tid; i < m * m; i += nth) {
             const int a = i / m, b = i - a * m;
-            a_rows[a * nf + ((b - h) & mask)] = x[i];
+            a_rows[s2d_pad(a * nf + ((b - h) & mask))] = x[i];
         }
     __syncthreads();
     const s2d_lines rows = {m, log2nf, nf, 30, 0, 1, -1};
-    s2d_dif_lines(a_rows, rows, tw, -1, tid, nth);
+    s2d_dif_lines16(a_rows, rows, tw, -1, tid, nth);
     const s2d_lines cols = {group, log2nf, 1, 30, 0, group, lg_group};
     for (int p0 = 0; p0 < nf; p0 += group) {
         for (int i = tid; i < nf * group; i += nth) {
             const int q = i >> lg_group, j = i & (group - 1), a = (q + h) & mask;
-            buf[i] = a < m ? a_rows[a * nf + p0 + j] : zero;
+            buf[s2d_pad(i)] = a < m ? a_rows[s2d_pad(a * nf + p0 + j)] : zero;
         }
         __syncthreads();
-        s2d_dif_lines(buf, cols, tw, -1, tid, nth);
+        s2d_dif_lines16(buf, cols, tw, -1, tid, nth);
         for (int i = tid; i < nf * group; i += nth) {
             const int q = i >> lg_group, j = i & (group - 1);
             const T f = s[(q << log2nf) + p0 + j];
-            buf[i].x *= f;
-            buf[i].y *= f;
+            buf[s2d_pad(i)].x *= f;
+            buf[s2d_pad(i)].y *= f;
         }
         __syncthreads();
-        s2d_dit_lines(buf, cols, tw, 1, tid, nth);
+        s2d_dit_lines16(buf, cols, tw, 1, tid, nth);
         for (int i = tid; i < m * group; i += nth) {
             const int a = i >> lg_group, j = i & (group - 1);
-            a_rows[a * nf + p0 + j] = buf[(((a - h) & mask) << lg_group) + j];
+            a_rows[s2d_pad(a * nf + p0 + j)] = buf[s2d_pad((((a - h) & mask) << lg_group) + j)];
         }
         __syncthreads();
     }
-    s2d_dit_lines(a_rows, rows, tw, 1, tid, nth);
+    s2d_dit_lines16(a_rows, rows, tw, 1, tid, nth);
     if (valid) {
         const T scale = (T)1 / ((T)nf * (T)nf);
         C *y = out + (size_t)slice * m * m;
         for (int i = tid; i < m * m; i += nth) {
             const int a = i / m, b = i - a * m;
-            C v = a_rows[a * nf + ((b - h) & mask)];
+            C v = a_rows[s2d_pad(a * nf + ((b - h) & mask))];
             v.x *= scale;
             v.y *= scale;
             y[i] = v;
@@ -475,17 +575,33 @@ struct conv2d_shape {
     size_t smem;
 };
 
-static inline conv2d_shape conv2d_shape_of(int nf, int m, size_t csize)
+static inline conv2d_shape conv2d_shape_for(int nf, int m, size_t csize, int group)
 {
     conv2d_shape s;
-    s.group = 1024 / nf < 1 ? 1 : 1024 / nf;
-    if (s.group > nf)
-        s.group = nf;
-    int butterflies = s.group * nf / 4;
-    s.threads_x = butterflies < 32 ? 32 : butterflies > 256 ? 256 : butterflies;
-    s.slices = 256 / s.threads_x;
-    s.smem = (size_t)s.slices * ((size_t)m * nf + (size_t)nf * s.group) * csize;
+    s.group = group < 1 ? 1 : group > nf ? nf : group;
+    const int items = s.group * nf / 16;   /* radix-16 groups of a column step */
+    const size_t per_slice = (size_t)(s2d_padded(m * nf) + s2d_padded(nf * s.group)) * csize;
+    /* small slices share a block (256 threads), as long as they take
+     * little shared memory together */
+    int slices = 256 / (items < 32 ? 32 : items > 256 ? 256 : items);
+    while (slices > 1 && slices * per_slice > CONV2D_SHARED_SLICES_BYTES)
+        slices /= 2;
+    s.slices = slices;
+    s.threads_x = 256 / slices;
+    s.smem = (size_t)s.slices * per_slice;
     return s;
+}
+
+/* The widest column group (more threads busy in the column steps) that
+ * fits smem_limit bytes; 0: the least shared memory. */
+static inline conv2d_shape conv2d_shape_of(int nf, int m, size_t csize, size_t smem_limit)
+{
+    for (int group = 4096 / nf; smem_limit > 0 && group > 1024 / nf; group /= 2) {
+        const conv2d_shape s = conv2d_shape_for(nf, m, csize, group);
+        if (s.smem <= smem_limit)
+            return s;
+    }
+    return conv2d_shape_for(nf, m, csize, 1024 / nf);
 }
 
 /* Fused convolution of batch M x M slices with n_shapes S arrays (one per
@@ -498,8 +614,14 @@ static cudaError_t conv2d_launch(const typename s2d_cpx<T>::type *slices, const 
                                  cudaStream_t stream)
 {
     typedef typename s2d_cpx<T>::type C;
-    const conv2d_shape s = conv2d_shape_of(nf, m, sizeof(C));
-    cudaError_t e = s2d_allow_smem((const void *)conv2d_kernel<T>, s.smem);
+    int dev = 0, limit = 0;
+    cudaError_t e = cudaGetDevice(&dev);
+    if (e == cudaSuccess)
+        e = cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
+    if (e != cudaSuccess)
+        return e;
+    const conv2d_shape s = conv2d_shape_of(nf, m, sizeof(C), (size_t)limit);
+    e = s2d_allow_smem((const void *)conv2d_kernel<T>, s.smem);
     if (e != cudaSuccess)
         return e;
     const int blocks = (batch + s.slices - 1) / s.slices;
@@ -521,7 +643,7 @@ static cudaError_t conv2d_launch(const typename s2d_cpx<T>::type *slices, const 
  * interleaved ones (rows j, j + parts, ...); one thread per part finishes
  * it with Thomas. Diagonally dominant systems: no pivoting. x may be rhs. */
 template <typename T>
-__global__ void __launch_bounds__(256)
+__global__ void __launch_bounds__(256, 3)
 tridiag_kernel(const T *dl, const T *dg, const T *du, const T *rhs, T *x, int n, int batch,
                int parts)
 {

@@ -131,7 +131,8 @@ static void permute_shapes(int single, int nf, int count, const void *shapes, vo
         for (int q = 0; q < nf; q++)
             for (int p = 0; p < nf; p++) {
                 const size_t to = ((size_t)t * nf + q) * nf + p;
-                const size_t from = ((size_t)t * nf + bit_reverse(q, bits)) * nf + bit_reverse(p, bits);
+                const size_t from =
+                    ((size_t)t * nf + bit_reverse(q, bits)) * nf + bit_reverse(p, bits);
                 if (single)
                     ((float *)perm)[to] = ((const float *)shapes)[from];
                 else
@@ -238,7 +239,8 @@ static orr_status run_tridiag(spec2d_state *s, const spec_desc *d, const spec_bu
     if (e == cudaSuccess)
         e = cudaMemset(dev[4], 0xff, bytes);   /* poison */
     if (e == cudaSuccess)
-        e = finish(orr_cuda_tridiag(single, d->n, d->batch, dev[0], dev[1], dev[2], dev[3], dev[4]));
+        e = finish(
+            orr_cuda_tridiag(single, d->n, d->batch, dev[0], dev[1], dev[2], dev[3], dev[4]));
     if (e == cudaSuccess)
         e = cudaMemcpy(b->out, dev[4], bytes, cudaMemcpyDeviceToHost);
     if (e != cudaSuccess)

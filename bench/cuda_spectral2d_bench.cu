@@ -303,7 +303,8 @@ static void add_error(const T *got, const double *want, size_t count, long doubl
     }
 }
 
-template <typename T> static void bench_conv(int nf, int m, int batch, int n_shapes, double copy_gbs)
+template <typename T>
+static void bench_conv(int nf, int m, int batch, int n_shapes, double copy_gbs)
 {
     typedef typename s2d_cpx<T>::type C;
     const size_t per = (size_t)m * m, area = (size_t)nf * nf;
@@ -517,8 +518,8 @@ int main(int argc, char **argv)
 
     printf("2D FFT, forward, out of place, 2^23 (f64) / 2^24 (f32) points; error: relative L2 "
            "at 16 sampled entries of two images against a long-double DFT, in eps log2(N1 N2)\n\n");
-    printf("| kernel | size | batch | ours ms | GB/s | of copy | cuFFT ms | cuFFT GB/s | ours/cuFFT "
-           "| err | cuFFT err |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
+    printf("| kernel | size | batch | ours ms | GB/s | of copy | cuFFT ms | cuFFT GB/s | "
+           "ours/cuFFT | err | cuFFT err |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
     const int sizes[] = {32, 64, 128, 256, 1024};
     for (int p = 0; p < 2; p++)
         for (int i = 0; i < 5; i++) {
@@ -537,7 +538,8 @@ int main(int argc, char **argv)
     for (int p = 0; p < 2; p++)
         for (int i = 0; i < 4; i++) {
             const int nf = conv[i][0], m = conv[i][1];
-            const size_t need = conv2d_shape_of(nf, m, p ? sizeof(float2) : sizeof(double2)).smem;
+            const size_t csize = p ? sizeof(float2) : sizeof(double2);
+            const size_t need = conv2d_shape_of(nf, m, csize, 0).smem;
             if (need > prop.sharedMemPerBlockOptin) {
                 printf("| conv2d %s | %d | %d | - | - | needs %zu bytes of shared memory |\n",
                        p ? "f32" : "f64", nf, m, need);
