@@ -18,19 +18,8 @@
 extern "C" {
 #include "spectral/spectral.h"
 }
+#include "spectral_harness.cuh"
 
-#define CHECK(call)                                                                        \
-    do {                                                                                   \
-        cudaError_t e_ = (call);                                                           \
-        if (e_ != cudaSuccess) {                                                           \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,                   \
-                    cudaGetErrorString(e_));                                               \
-            exit(2);                                                                       \
-        }                                                                                  \
-    } while (0)
-
-static const int K_C2C = 0;   /* the real kinds are RK_R2C .. RK_DHT (1..5) */
-static const char *const kind_names[] = {"c2c", "r2c", "c2r", "dct2", "dct3", "dht"};
 static unsigned long long rng;
 
 static double uniform(void)
@@ -39,15 +28,6 @@ static double uniform(void)
     rng ^= rng >> 7;
     rng ^= rng << 17;
     return (double)(rng >> 11) * 0x1p-52 - 1;
-}
-
-static int in_reals(int kind, int n)
-{
-    return kind == K_C2C ? 2 * n : real_in_reals(kind, n);
-}
-static int out_reals(int kind, int n)
-{
-    return kind == K_C2C ? 2 * n : real_out_reals(kind, n);
 }
 
 /* One case; returns the worst error in eps log2 N (infinity if an output
@@ -106,22 +86,8 @@ template <typename T> static double check(int kind, int variant, int inverse, in
                 const int t = ts[j];
                 for (int i = 0; i < ni; i++)
                     x[i] = h_in[(size_t)t * ni + i];
-                switch (kind) {
-                case K_C2C: spec_ref_dft(n, inverse, x, ref); break;
-                case RK_R2C: spec_ref_r2c(n, x, ref); break;
-                case RK_C2R: spec_ref_c2r(n, x, ref); break;
-                case RK_DCT2: spec_ref_dct2(n, x, ref); break;
-                case RK_DCT3: spec_ref_dct3(n, x, ref); break;
-                default: spec_ref_dht(n, x, ref); break;
-                }
-                double num = 0, den = 0;
-                for (int i = 0; i < no; i++) {
-                    const double d = (double)h_out[(size_t)t * no + i] - ref[i];
-                    num += d * d;
-                    den += ref[i] * ref[i];
-                }
-                const double eps = sizeof(T) == 8 ? ldexp(1, -53) : ldexp(1, -24);
-                const double e = sqrt(num / den) / (eps * log2((double)n));
+                reference_1d(kind, n, inverse, x, ref);
+                const double e = error_in_eps<T>(h_out + (size_t)t * no, ref, no, n);
                 worst = e > worst || isnan(e) ? e : worst;
             }
             free(x);

@@ -19,33 +19,30 @@ template <typename T> struct cpx_of;
 template <> struct cpx_of<double> { typedef double2 type; };
 template <> struct cpx_of<float> { typedef float2 type; };
 
-template <typename T>
-__global__ void fft_c2c_shared(const typename cpx_of<T>::type *in, typename cpx_of<T>::type *out,
-                               int n, int batch, const double2 *tw, int sign)
+/* An n-point FFT in shared memory, in place in sh: radix 4
+ * (one radix 2 last when log2 n is odd), Stockham order as the CPU
+ * kernel, the threads of a transform cooperating with barriers. tw_step:
+ * the table's points per n points. At most 4 radix-4 butterflies a
+ * thread (threads >= n / 16). For small N, where the register kernels
+ * have too few points a thread. */
+template <typename T, typename C, typename W>
+__device__ void shared_fft_passes(C *sh, int n, const W *tw, int tw_step, int sign, int tid,
+                                  int threads)
 {
-    typedef typename cpx_of<T>::type C;
-    extern __shared__ unsigned char smem_raw[];
-    C *sh = reinterpret_cast<C *>(smem_raw) + (size_t)threadIdx.y * n;
-    const int t = blockIdx.x * blockDim.y + threadIdx.y;   /* transform */
-    const int tid = threadIdx.x, threads = blockDim.x;
-    if (t < batch)
-        for (int i = tid; i < n; i += threads)
-            sh[i] = in[(size_t)t * n + i];
-    __syncthreads();
-    int s = 1;
-    for (int len = n; len >= 4; len /= 4) {
-        const int m = len / 4, tstep = n / len;
+    int s = 1, len = n;
+    for (; len >= 4; len /= 4) {
+        const int m = len / 4, tstep = tw_step * (n / len);
         C v[4][4];
         int slots[4];
         int count = 0;
-        for (int j = tid; j < n / 4; j += threads, count++) {
+        for (int j = tid; j < n / 4 && count < 4; j += threads, count++) {
             const int p = j / s, q = j % s;
             const C a = sh[q + s * p], b = sh[q + s * (p + m)], c = sh[q + s * (p + 2 * m)],
                     d = sh[q + s * (p + 3 * m)];
             const T apc_r = a.x + c.x, apc_i = a.y + c.y, amc_r = a.x - c.x, amc_i = a.y - c.y;
             const T bpd_r = b.x + d.x, bpd_i = b.y + d.y;
             const T jr = -sign * (b.y - d.y), ji = sign * (b.x - d.x);
-            const double2 w1 = tw[p * tstep], w2 = tw[2 * p * tstep], w3 = tw[3 * p * tstep];
+            const W w1 = tw[p * tstep], w2 = tw[2 * p * tstep], w3 = tw[3 * p * tstep];
             const T c1 = (T)(sign < 0 ? w1.y : -w1.y), c2 = (T)(sign < 0 ? w2.y : -w2.y),
                     c3 = (T)(sign < 0 ? w3.y : -w3.y);
             const T t1r = amc_r + jr, t1i = amc_i + ji, t2r = apc_r - bpd_r, t2i = apc_i - bpd_i,
@@ -66,27 +63,43 @@ __global__ void fft_c2c_shared(const typename cpx_of<T>::type *in, typename cpx_
                 sh[slots[k] + r * s] = v[k][r];
         __syncthreads();
         s *= 4;
-        if (len / 4 < 4 && len / 4 == 2) {
-            /* the last pass, radix 2: twiddles are 1 */
-            C u[8][2];
-            int at[8];
-            int cnt = 0;
-            for (int q = tid; q < s; q += threads, cnt++) {
-                const C a = sh[q], b = sh[q + s];
-                u[cnt][0].x = a.x + b.x;
-                u[cnt][0].y = a.y + b.y;
-                u[cnt][1].x = a.x - b.x;
-                u[cnt][1].y = a.y - b.y;
-                at[cnt] = q;
-            }
-            __syncthreads();
-            for (int k = 0; k < cnt; k++) {
-                sh[at[k]] = u[k][0];
-                sh[at[k] + s] = u[k][1];
-            }
-            __syncthreads();
-        }
     }
+    if (len == 2) {
+        /* radix 2, twiddles 1: s = n / 2 butterflies */
+        C u[8][2];
+        int at[8];
+        int count = 0;
+        for (int q = tid; q < s && count < 8; q += threads, count++) {
+            const C a = sh[q], b = sh[q + s];
+            u[count][0].x = a.x + b.x;
+            u[count][0].y = a.y + b.y;
+            u[count][1].x = a.x - b.x;
+            u[count][1].y = a.y - b.y;
+            at[count] = q;
+        }
+        __syncthreads();
+        for (int k = 0; k < count; k++) {
+            sh[at[k]] = u[k][0];
+            sh[at[k] + s] = u[k][1];
+        }
+        __syncthreads();
+    }
+}
+
+template <typename T>
+__global__ void fft_c2c_shared(const typename cpx_of<T>::type *in, typename cpx_of<T>::type *out,
+                               int n, int batch, const double2 *tw, int sign)
+{
+    typedef typename cpx_of<T>::type C;
+    extern __shared__ unsigned char smem_raw[];
+    C *sh = reinterpret_cast<C *>(smem_raw) + (size_t)threadIdx.y * n;
+    const int t = blockIdx.x * blockDim.y + threadIdx.y;   /* transform */
+    const int tid = threadIdx.x, threads = blockDim.x;
+    if (t < batch)
+        for (int i = tid; i < n; i += threads)
+            sh[i] = in[(size_t)t * n + i];
+    __syncthreads();
+    shared_fft_passes<T, C, double2>(sh, n, tw, 1, sign, tid, threads);
     if (t < batch) {
         const T scale = sign > 0 ? (T)1 / (T)n : (T)1;
         for (int i = tid; i < n; i += threads) {

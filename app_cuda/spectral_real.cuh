@@ -144,71 +144,7 @@ __host__ __device__ constexpr int real_out_reals(int kind, int n)
 }
 
 /* ---- the simple path (small N, h < 32): the h-point FFT in shared
- * memory, radix 4 (one radix 2 last when log2 h is odd), Stockham order
- * as the CPU kernel, threads of a transform cooperating with barriers. ---- */
-
-/* In place in sh (n points); tw_step: the table's points per n points. At
- * most 4 radix-4 butterflies a thread (threads >= n / 16). */
-template <typename T, typename C, typename W>
-__device__ void shared_fft_passes(C *sh, int n, const W *tw, int tw_step, int sign, int tid,
-                                  int threads)
-{
-    int s = 1, len = n;
-    for (; len >= 4; len /= 4) {
-        const int m = len / 4, tstep = tw_step * (n / len);
-        C v[4][4];
-        int slots[4];
-        int count = 0;
-        for (int j = tid; j < n / 4 && count < 4; j += threads, count++) {
-            const int p = j / s, q = j % s;
-            const C a = sh[q + s * p], b = sh[q + s * (p + m)], c = sh[q + s * (p + 2 * m)],
-                    d = sh[q + s * (p + 3 * m)];
-            const T apc_r = a.x + c.x, apc_i = a.y + c.y, amc_r = a.x - c.x, amc_i = a.y - c.y;
-            const T bpd_r = b.x + d.x, bpd_i = b.y + d.y;
-            const T jr = -sign * (b.y - d.y), ji = sign * (b.x - d.x);
-            const W w1 = tw[p * tstep], w2 = tw[2 * p * tstep], w3 = tw[3 * p * tstep];
-            const T c1 = (T)(sign < 0 ? w1.y : -w1.y), c2 = (T)(sign < 0 ? w2.y : -w2.y),
-                    c3 = (T)(sign < 0 ? w3.y : -w3.y);
-            const T t1r = amc_r + jr, t1i = amc_i + ji, t2r = apc_r - bpd_r, t2i = apc_i - bpd_i,
-                    t3r = amc_r - jr, t3i = amc_i - ji;
-            v[count][0].x = apc_r + bpd_r;
-            v[count][0].y = apc_i + bpd_i;
-            v[count][1].x = t1r * (T)w1.x - t1i * c1;
-            v[count][1].y = t1r * c1 + t1i * (T)w1.x;
-            v[count][2].x = t2r * (T)w2.x - t2i * c2;
-            v[count][2].y = t2r * c2 + t2i * (T)w2.x;
-            v[count][3].x = t3r * (T)w3.x - t3i * c3;
-            v[count][3].y = t3r * c3 + t3i * (T)w3.x;
-            slots[count] = q + s * 4 * p;
-        }
-        __syncthreads();
-        for (int k = 0; k < count; k++)
-            for (int r = 0; r < 4; r++)
-                sh[slots[k] + r * s] = v[k][r];
-        __syncthreads();
-        s *= 4;
-    }
-    if (len == 2) {
-        /* radix 2, twiddles 1: s = n / 2 butterflies */
-        C u[8][2];
-        int at[8];
-        int count = 0;
-        for (int q = tid; q < s && count < 8; q += threads, count++) {
-            const C a = sh[q], b = sh[q + s];
-            u[count][0].x = a.x + b.x;
-            u[count][0].y = a.y + b.y;
-            u[count][1].x = a.x - b.x;
-            u[count][1].y = a.y - b.y;
-            at[count] = q;
-        }
-        __syncthreads();
-        for (int k = 0; k < count; k++) {
-            sh[at[k]] = u[k][0];
-            sh[at[k] + s] = u[k][1];
-        }
-        __syncthreads();
-    }
-}
+ * memory (shared_fft_passes of spectral_fft.cuh). ---- */
 
 /* blockDim.x threads a transform, blockDim.y transforms a block; shared:
  * blockDim.y * h complex. tw, qt for N points as double2. */

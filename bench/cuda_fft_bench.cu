@@ -24,16 +24,8 @@
 extern "C" {
 #include "spectral/spectral.h"
 }
+#include "../app_cuda/spectral_harness.cuh"
 
-#define CHECK(call)                                                                        \
-    do {                                                                                   \
-        cudaError_t e_ = (call);                                                           \
-        if (e_ != cudaSuccess) {                                                           \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,                   \
-                    cudaGetErrorString(e_));                                               \
-            exit(1);                                                                       \
-        }                                                                                  \
-    } while (0)
 #define CHECK_FFT(call)                                                                    \
     do {                                                                                   \
         cufftResult r_ = (call);                                                           \
@@ -44,50 +36,8 @@ extern "C" {
         }                                                                                  \
     } while (0)
 
-static const int K_C2C = 0;   /* the real kinds are RK_R2C .. RK_DHT (1..5) */
-static const char *const kind_names[] = {"c2c", "r2c", "c2r", "dct2", "dct3", "dht"};
-
 static const long f64_input_bytes = 64L << 20;   /* a batch's input in f64 */
 static double copy_gbs;
-
-static int cmp(const void *a, const void *b)
-{
-    float x = *(const float *)a, y = *(const float *)b;
-    return (x > y) - (x < y);
-}
-
-/* Median of 20 timed launches after one warm-up, in ms; checks the launches. */
-template <typename F> static float median_ms(F fn)
-{
-    cudaEvent_t a, b;
-    CHECK(cudaEventCreate(&a));
-    CHECK(cudaEventCreate(&b));
-    fn();
-    CHECK(cudaGetLastError());
-    CHECK(cudaDeviceSynchronize());
-    float t[20];
-    for (int k = 0; k < 20; k++) {
-        CHECK(cudaEventRecord(a));
-        fn();
-        CHECK(cudaEventRecord(b));
-        CHECK(cudaEventSynchronize(b));
-        CHECK(cudaEventElapsedTime(&t[k], a, b));
-    }
-    CHECK(cudaGetLastError());
-    qsort(t, 20, sizeof *t, cmp);
-    CHECK(cudaEventDestroy(a));
-    CHECK(cudaEventDestroy(b));
-    return t[10];
-}
-
-static int in_reals(int kind, int n)
-{
-    return kind == K_C2C ? 2 * n : real_in_reals(kind, n);
-}
-static int out_reals(int kind, int n)
-{
-    return kind == K_C2C ? 2 * n : real_out_reals(kind, n);
-}
 
 /* Device tables for one N in T's precision and as double2. */
 template <typename T> struct tables {
@@ -139,24 +89,11 @@ static double error_vs_ref(int kind, int n, const T *in, const T *out, int t)
     double *x = (double *)malloc(ni * sizeof(double)), *ref = (double *)malloc(no * sizeof(double));
     for (int i = 0; i < ni; i++)
         x[i] = in[(size_t)t * ni + i];
-    switch (kind) {
-    case K_C2C: spec_ref_dft(n, 0, x, ref); break;
-    case RK_R2C: spec_ref_r2c(n, x, ref); break;
-    case RK_C2R: spec_ref_c2r(n, x, ref); break;
-    case RK_DCT2: spec_ref_dct2(n, x, ref); break;
-    case RK_DCT3: spec_ref_dct3(n, x, ref); break;
-    default: spec_ref_dht(n, x, ref); break;
-    }
-    double num = 0, den = 0;
-    for (int i = 0; i < no; i++) {
-        const double d = (double)out[(size_t)t * no + i] - ref[i];
-        num += d * d;
-        den += ref[i] * ref[i];
-    }
+    reference_1d(kind, n, 0, x, ref);
+    const double e = error_in_eps<T>(out + (size_t)t * no, ref, no, n);   /* NaN: an output not written */
     free(x);
     free(ref);
-    const double eps = sizeof(T) == 8 ? ldexp(1, -53) : ldexp(1, -24);
-    return sqrt(num / den) / (eps * log2((double)n));   /* NaN: an output not written */
+    return e;
 }
 
 /* cuFFT's time for the kind's equivalent (C2C, R2C, C2R; R2C for the
@@ -177,7 +114,7 @@ static float cufft_ms(int kind, int n, int batch, void *in, void *out, size_t *b
     cufftHandle plan;
     int nn[1] = {n};
     CHECK_FFT(cufftPlanMany(&plan, 1, nn, NULL, 1, 0, NULL, 1, 0, type, batch));
-    const float ms = median_ms([&] {
+    const float ms = median_ms(20, [&] {
         switch (type) {
         case CUFFT_Z2Z: cufftExecZ2Z(plan, (cufftDoubleComplex *)in, (cufftDoubleComplex *)out, CUFFT_FORWARD); break;
         case CUFFT_C2C: cufftExecC2C(plan, (cufftComplex *)in, (cufftComplex *)out, CUFFT_FORWARD); break;
@@ -214,7 +151,7 @@ static void bench_one(int kind, int variant, int n, const tables<T> &tb, T *h_in
     const size_t in_bytes = (size_t)batch * ni * sizeof(T), out_bytes = (size_t)batch * no * sizeof(T);
     CHECK(cudaMemcpy(d_in, h_in, in_bytes, cudaMemcpyHostToDevice));
     CHECK(cudaMemset(d_out, 0xff, out_bytes));   /* poison: NaNs */
-    const float ms = median_ms([&] {
+    const float ms = median_ms(20, [&] {
         if (kind == K_C2C)
             fft_c2c_launch<T>(d_in, d_out, n, batch, tb.tw_d, tb.tw_t, 0, 0, variant);
         else
@@ -289,7 +226,7 @@ int main(int argc, char **argv)
     void *a, *b;
     CHECK(cudaMalloc(&a, bytes));
     CHECK(cudaMalloc(&b, bytes));
-    const float ms = median_ms([&] { cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice); });
+    const float ms = median_ms(20, [&] { cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice); });
     copy_gbs = 2.0 * bytes / (ms * 1e-3) / 1e9;
     CHECK(cudaFree(a));
     CHECK(cudaFree(b));

@@ -21,15 +21,8 @@
 extern "C" {
 #include "spectral/spectral.h"
 }
+#include "../app_cuda/spectral_harness.cuh"
 
-#define CHECK(call)                                                                        \
-    do {                                                                                   \
-        cudaError_t e_ = (call);                                                           \
-        if (e_ != cudaSuccess) {                                                           \
-            fprintf(stderr, "%s: %s\n", #call, cudaGetErrorString(e_));                     \
-            exit(1);                                                                       \
-        }                                                                                  \
-    } while (0)
 #define CHECK_FFT(call)                                                                    \
     do {                                                                                   \
         cufftResult r_ = (call);                                                           \
@@ -48,36 +41,6 @@ extern "C" {
     } while (0)
 
 #define RUNS 21
-
-static int cmp(const void *a, const void *b)
-{
-    float x = *(const float *)a, y = *(const float *)b;
-    return (x > y) - (x < y);
-}
-
-/* median time (ms) of RUNS calls of fn after one warm-up; a failed launch ends the bench */
-template <typename F> static float median_ms(F fn)
-{
-    cudaEvent_t a, b;
-    CHECK(cudaEventCreate(&a));
-    CHECK(cudaEventCreate(&b));
-    fn();
-    CHECK(cudaGetLastError());
-    CHECK(cudaDeviceSynchronize());
-    float t[RUNS];
-    for (int k = 0; k < RUNS; k++) {
-        CHECK(cudaEventRecord(a));
-        fn();
-        CHECK(cudaEventRecord(b));
-        CHECK(cudaEventSynchronize(b));
-        CHECK(cudaEventElapsedTime(&t[k], a, b));
-    }
-    CHECK(cudaGetLastError());
-    qsort(t, RUNS, sizeof *t, cmp);
-    CHECK(cudaEventDestroy(a));
-    CHECK(cudaEventDestroy(b));
-    return t[RUNS / 2];
-}
 
 static unsigned long long rng = 0x2545F4914F6CDD1DULL;
 static double uniform(void)   /* [-1, 1) */
@@ -181,7 +144,7 @@ template <typename T> static void bench_fft2(int n, double copy_gbs)
     fft2_error(n, hx, hy, 0, &num, &den);
     fft2_error(n, hx + 2 * (count - per), hy + 2 * (count - per), 0, &num, &den);
     const double err = in_eps<T>(num, den) / (2 * log2((double)n));
-    const float ms_ours = median_ms([&] { fft2_launch<C>(in, out, n, n, batch, 0, tw, 0); });
+    const float ms_ours = median_ms(RUNS, [&] { fft2_launch<C>(in, out, n, n, batch, 0, tw, 0); });
 
     cufftHandle plan;
     int dims[2] = {n, n};
@@ -201,7 +164,7 @@ template <typename T> static void bench_fft2(int n, double copy_gbs)
     num = den = 0;
     fft2_error(n, hx, hc, 0, &num, &den);
     const double err_cufft = in_eps<T>(num, den) / (2 * log2((double)n));
-    const float ms_cufft = median_ms(exec);
+    const float ms_cufft = median_ms(RUNS, exec);
     const double bytes = 2.0 * count * sizeof(C);
     const double gbs = bytes / (ms_ours * 1e-3) / 1e9, gbs_c = bytes / (ms_cufft * 1e-3) / 1e9;
     printf("| fft2 %s | %dx%d | %d | %.3f | %.0f | %.0f%% | %.3f | %.0f | %.2f | %.2f | %.2f |\n",
@@ -336,7 +299,7 @@ static void bench_conv(int nf, int m, int batch, int n_shapes, double copy_gbs)
     add_error(hy + 2 * per * (batch - 1), want1, 2 * per, &num, &den);
     const double err = in_eps<T>(num, den) / (2 * log2((double)nf));
     const float ms_ours =
-        median_ms([&] { conv2d_launch<T>(x, s_perm, y, nf, m, batch, per_shape, tw, 0); });
+        median_ms(RUNS, [&] { conv2d_launch<T>(x, s_perm, y, nf, m, batch, per_shape, tw, 0); });
 
     /* the cuFFT pipeline */
     C *img;
@@ -370,7 +333,7 @@ static void bench_conv(int nf, int m, int batch, int n_shapes, double copy_gbs)
     add_error(hc, want0, 2 * per, &num, &den);
     add_error(hc + 2 * per * (batch - 1), want1, 2 * per, &num, &den);
     const double err_cufft = in_eps<T>(num, den) / (2 * log2((double)nf));
-    const float ms_cufft = median_ms(pipeline);
+    const float ms_cufft = median_ms(RUNS, pipeline);
     /* minimum traffic: slices in, results out, S once */
     const double bytes = 2.0 * per * batch * sizeof(C) + (double)area * n_shapes * sizeof(T);
     const double gbs = bytes / (ms_ours * 1e-3) / 1e9;
@@ -459,7 +422,7 @@ template <typename T> static void bench_tridiag(cusparseHandle_t sp, int n, doub
     add_error(hx, want0, n, &num, &den);
     add_error(hx + last, want1, n, &num, &den);
     const double err = in_eps<T>(num, den);
-    const float ms_ours = median_ms([&] { tridiag_launch<T>(dl, dd, du, rhs, x, n, batch, 0); });
+    const float ms_ours = median_ms(RUNS, [&] { tridiag_launch<T>(dl, dd, du, rhs, x, n, batch, 0); });
 
     size_t buf_bytes = 0;
     CHECK_SP(gtsv_buffer(sp, n, dl, dd, du, x, batch, &buf_bytes));
@@ -475,7 +438,7 @@ template <typename T> static void bench_tridiag(cusparseHandle_t sp, int n, doub
     const double err_sp = in_eps<T>(num, den);
     /* in place: each timed call solves again with the last solution as
      * right-hand side (same work) */
-    const float ms_sp = median_ms([&] { CHECK_SP(gtsv(sp, n, dl, dd, du, x, batch, buf)); });
+    const float ms_sp = median_ms(RUNS, [&] { CHECK_SP(gtsv(sp, n, dl, dd, du, x, batch, buf)); });
     const double bytes = 5.0 * count * sizeof(T);
     const double gbs = bytes / (ms_ours * 1e-3) / 1e9;
     printf("| tridiag %s | %d | %d | %.3f | %.2f | %.0f | %.0f%% | %.3f | %.2f | %.2f | %.2f |\n",
@@ -509,7 +472,7 @@ int main(int argc, char **argv)
     CHECK(cudaMalloc(&a, bytes));
     CHECK(cudaMalloc(&b, bytes));
     CHECK(cudaMemset(a, 0, bytes));
-    const float ms = median_ms([&] { cudaMemcpy(b, a, bytes, cudaMemcpyDeviceToDevice); });
+    const float ms = median_ms(RUNS, [&] { cudaMemcpy(b, a, bytes, cudaMemcpyDeviceToDevice); });
     const double copy_gbs = 2.0 * bytes / (ms * 1e-3) / 1e9;
     CHECK(cudaFree(a));
     CHECK(cudaFree(b));

@@ -1,0 +1,93 @@
+/* What the CUDA spectral benches and GPU checks share (not the app): a
+ * checked-call macro, event timing by median, the 1D kinds' sizes, and
+ * the relative L2 error of one transform against the long-double
+ * reference, in eps log2 N. Include after spectral_real.cuh (for the 1D
+ * helpers) and spectral.h. */
+#ifndef ORRERY_CUDA_SPECTRAL_HARNESS_CUH
+#define ORRERY_CUDA_SPECTRAL_HARNESS_CUH
+
+#include <cuda_runtime.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#define CHECK(call)                                                                        \
+    do {                                                                                   \
+        cudaError_t e_ = (call);                                                           \
+        if (e_ != cudaSuccess) {                                                           \
+            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,                   \
+                    cudaGetErrorString(e_));                                               \
+            exit(2);                                                                       \
+        }                                                                                  \
+    } while (0)
+
+static int harness_cmp_float(const void *a, const void *b)
+{
+    const float x = *(const float *)a, y = *(const float *)b;
+    return (x > y) - (x < y);
+}
+
+/* Median time (ms) of runs calls of fn (at most 64) after one warm-up,
+ * timed with events; a failed launch ends the program. */
+template <typename F> static float median_ms(int runs, F fn)
+{
+    cudaEvent_t a, b;
+    float t[64];
+    if (runs > 64)
+        runs = 64;
+    CHECK(cudaEventCreate(&a));
+    CHECK(cudaEventCreate(&b));
+    fn();
+    CHECK(cudaGetLastError());
+    CHECK(cudaDeviceSynchronize());
+    for (int k = 0; k < runs; k++) {
+        CHECK(cudaEventRecord(a));
+        fn();
+        CHECK(cudaEventRecord(b));
+        CHECK(cudaEventSynchronize(b));
+        CHECK(cudaEventElapsedTime(&t[k], a, b));
+    }
+    CHECK(cudaGetLastError());
+    qsort(t, runs, sizeof *t, harness_cmp_float);
+    CHECK(cudaEventDestroy(a));
+    CHECK(cudaEventDestroy(b));
+    return t[runs / 2];
+}
+
+#ifdef ORRERY_CUDA_SPECTRAL_REAL_CUH
+static const int K_C2C = 0;   /* the real kinds are RK_R2C .. RK_DHT (1..5) */
+static const char *const kind_names[] = {"c2c", "r2c", "c2r", "dct2", "dct3", "dht"};
+
+static int in_reals(int kind, int n) { return kind == K_C2C ? 2 * n : real_in_reals(kind, n); }
+static int out_reals(int kind, int n) { return kind == K_C2C ? 2 * n : real_out_reals(kind, n); }
+
+/* The long-double reference of one transform of a 1D kind. */
+static void reference_1d(int kind, int n, int inverse, const double *x, double *ref)
+{
+    switch (kind) {
+    case K_C2C: spec_ref_dft(n, inverse, x, ref); break;
+    case RK_R2C: spec_ref_r2c(n, x, ref); break;
+    case RK_C2R: spec_ref_c2r(n, x, ref); break;
+    case RK_DCT2: spec_ref_dct2(n, x, ref); break;
+    case RK_DCT3: spec_ref_dct3(n, x, ref); break;
+    default: spec_ref_dht(n, x, ref); break;
+    }
+}
+#endif
+
+/* ||got - ref|| / ||ref|| over count reals, in units of eps log2 N of T's
+ * precision; NaN when an output was not written (poisoned with NaN). */
+template <typename T>
+static double error_in_eps(const T *got, const double *ref, int count, int n)
+{
+    double num = 0, den = 0;
+    for (int i = 0; i < count; i++) {
+        const double d = (double)got[i] - ref[i];
+        num += d * d;
+        den += ref[i] * ref[i];
+    }
+    const double eps = sizeof(T) == 8 ? ldexp(1, -53) : ldexp(1, -24);
+    return sqrt(num / den) / (eps * log2((double)n));
+}
+
+#endif
