@@ -338,24 +338,9 @@ fft_c2c_r16(const typename cpx_of<T>::type *in, typename cpx_of<T>::type *out, i
         for (int g = 0; g < 8; g++)
             dft2<C, T>(v[2 * g], v[2 * g + 1]);
     } else if (LAST_R == 8) {
-        /* 8 = 2 x 4 */
 #pragma unroll
-        for (int g = 0; g < 2; g++) {
-            C *x = v + 8 * g;
-            const T h = (T)0.70710678118654752440;
-            dft4<C, T>(x[0], x[2], x[4], x[6], sign);
-            dft4<C, T>(x[1], x[3], x[5], x[7], sign);
-            x[3] = cmul<C, T>(x[3], h, sign * h);
-            x[5] = cmul<C, T>(x[5], (T)0, (T)sign);
-            x[7] = cmul<C, T>(x[7], -h, sign * h);
-            dft2<C, T>(x[0], x[1]);
-            dft2<C, T>(x[2], x[3]);
-            dft2<C, T>(x[4], x[5]);
-            dft2<C, T>(x[6], x[7]);
-            /* x[2 k1 + k2] = X[k1 + 4 k2] -> natural order */
-            const C y0 = x[0], y1 = x[1], y2 = x[2], y3 = x[3], y4 = x[4], y5 = x[5], y6 = x[6], y7 = x[7];
-            x[0] = y0; x[4] = y1; x[1] = y2; x[5] = y3; x[2] = y4; x[6] = y5; x[3] = y6; x[7] = y7;
-        }
+        for (int g = 0; g < 2; g++)
+            dft8_natural<C, T>(v + 8 * g, sign);
     }
     if (live) {
         const T scale = sign > 0 ? (T)1 / (T)n : (T)1;

@@ -265,15 +265,11 @@ static orr_status kernels_for(ocl_ctx *c, int n_streams, ocl_kernels **out, orr_
         const char *extra = getenv("ORR_OPENCL_OPTIONS");
         snprintf(options, sizeof options, "-cl-std=CL1.2 -DNS=%d -DCHUNK_THREADS=%d %s %s",
                  n_streams, c->group, c->vendor_options, extra ? extra : "");
-        const char *src = orr_opencl_kernels_source;
+        orr_status s = ocl_build_program(c->context, c->device, orr_opencl_kernels_source, options,
+                                         "the kernels", &k->program, err);
+        if (s != ORR_OK)
+            return s;
         cl_int e;
-        k->program = clCreateProgramWithSource(c->context, 1, &src, NULL, &e);
-        CL_TRY(e, "creating the kernel program");
-        e = clBuildProgram(k->program, 1, &c->device, options, NULL, NULL);
-        if (e != CL_SUCCESS) {
-            ocl_print_build_log(k->program, c->device);
-            return cl_fail(err, e, "building the kernels (build log above)");
-        }
         k->integral = clCreateKernel(k->program, "integral_chunks", &e);
         CL_TRY(e, "creating the integral kernel");
         size_t fits = 0;

@@ -3,6 +3,7 @@
  * the build log, and a wait that sleeps instead of spinning. */
 #include "cl_util.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -62,6 +63,29 @@ void ocl_print_build_log(cl_program prog, cl_device_id dev)
         orr_log("OpenCL build log:\n%s", log);
     }
     free(log);
+}
+
+orr_status ocl_build_program(cl_context context, cl_device_id dev, const char *source,
+                             const char *options, const char *what, cl_program *out,
+                             orr_error *err)
+{
+    char step[160];
+    cl_int e;
+    *out = clCreateProgramWithSource(context, 1, &source, NULL, &e);
+    if (e != CL_SUCCESS) {
+        *out = NULL;
+        snprintf(step, sizeof step, "creating the program of %s", what);
+        return cl_fail(err, e, step);
+    }
+    e = clBuildProgram(*out, 1, &dev, options, NULL, NULL);
+    if (e != CL_SUCCESS) {
+        ocl_print_build_log(*out, dev);
+        clReleaseProgram(*out);
+        *out = NULL;
+        snprintf(step, sizeof step, "building %s (build log above)", what);
+        return cl_fail(err, e, step);
+    }
+    return ORR_OK;
 }
 
 

@@ -16,6 +16,12 @@ const char *cl_error_name(cl_int e);
 orr_status cl_fail(orr_error *err, cl_int e, const char *what);
 /* The compiler's log for dev, through orr_log. */
 void ocl_print_build_log(cl_program prog, cl_device_id dev);
+/* Creates and builds a program from source for dev; a failed build prints
+ * the compiler's log and releases the program (*out NULL). `what` names
+ * the kernels in the message. */
+orr_status ocl_build_program(cl_context context, cl_device_id dev, const char *source,
+                             const char *options, const char *what, cl_program *out,
+                             orr_error *err);
 /* Waits for `done` without busy-waiting, even on drivers whose clFinish
  * spins: flushes queue, sleeps through most of expected_s, then polls
  * every 0.2 ms. Returns the command's error or CL_SUCCESS. */

@@ -101,16 +101,11 @@ static orr_status program_for(ocl_spectral *sp, spec_precision p, spec_program *
     const char *options = p == SPEC_F64
                               ? "-cl-std=CL1.2 -DREAL=double -DREAL2=double2 -DSPEC_FP64=1"
                               : "-cl-std=CL1.2 -DREAL=float -DREAL2=float2";
-    const char *src = orr_opencl_spectral_source;
+    orr_status s = ocl_build_program(sp->context, sp->device, orr_opencl_spectral_source, options,
+                                     "the spectral kernels", &g->program, err);
+    if (s != ORR_OK)
+        return s;
     cl_int e;
-    g->program = clCreateProgramWithSource(sp->context, 1, &src, NULL, &e);
-    CL_TRY(e, "creating the spectral program");
-    e = clBuildProgram(g->program, 1, &sp->device, options, NULL, NULL);
-    if (e != CL_SUCCESS) {
-        ocl_print_build_log(g->program, sp->device);
-        release_program(g);
-        return cl_fail(err, e, "building the spectral kernels (build log above)");
-    }
     struct {
         cl_kernel *k;
         const char *name;
