@@ -7,11 +7,11 @@
 #include "config.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "pool.h"
 #include "simd/lanes.h"
 #include "spectral.h"
 
@@ -43,6 +43,7 @@ struct spec_plan {
     int threads;      /* threads that run (at most the batch's work items) */
     size_t work_bytes;   /* scratch per thread */
     void *work;       /* threads * work_bytes, 64-byte aligned */
+    spec_pool *pool;  /* threads - 1 workers, asleep between runs */
 };
 
 /* ---- the ISA of the lane kernels ---- */
@@ -298,6 +299,8 @@ orr_status spec_plan_create(const spec_desc *desc, spec_plan **plan, orr_error *
     p->work_bytes = round64(work + 64);
     if (ok)
         ok = (p->work = aligned_alloc(64, p->work_bytes * p->threads)) != NULL;
+    if (ok)   /* NULL when it cannot start threads: the caller then does every run */
+        p->pool = spec_pool_create(p->threads);
     if (!ok) {
         spec_plan_destroy(p);
         return orr_fail(err, ORR_ERR_NOMEM, "out of memory for a spectral plan");
@@ -317,6 +320,7 @@ void spec_plan_destroy(spec_plan *p)
     free(p->tw2f);
     free(p->qtf);
     free(p->work);
+    spec_pool_destroy(p->pool);
     free(p);
 }
 
@@ -339,20 +343,19 @@ typedef struct {
     const spec_plan *p;
     const exec_args *a;
     range_fn fn;
-    void *work;
-    int begin, end;
-} worker;
+    int items, tasks;
+} parallel_run;
 
-static void *worker_main(void *arg)
+/* Task i: the i-th contiguous run of items, with scratch i. */
+static void run_task(void *arg, int i)
 {
-    worker *w = arg;
-    w->fn(w->p, w->a, w->work, w->begin, w->end);
-    return NULL;
+    const parallel_run *r = arg;
+    r->fn(r->p, r->a, (char *)r->p->work + (size_t)i * r->p->work_bytes,
+          (int)((long)r->items * i / r->tasks), (int)((long)r->items * (i + 1) / r->tasks));
 }
 
-/* Contiguous runs of items over the plan's threads (the caller is one);
- * a thread that cannot be started has its run done by the caller, so the
- * work and its results are the same either way. */
+/* Contiguous runs of items over the plan's threads (the caller is one).
+ * Which thread runs a run changes nothing: results are the same. */
 static void run_parallel(const spec_plan *p, int items, range_fn fn, const exec_args *a)
 {
     const int t = p->threads < items ? p->threads : items;
@@ -360,22 +363,8 @@ static void run_parallel(const spec_plan *p, int items, range_fn fn, const exec_
         fn(p, a, p->work, 0, items);
         return;
     }
-    worker w[MAX_THREADS];
-    pthread_t th[MAX_THREADS];
-    int started[MAX_THREADS];
-    for (int i = 0; i < t; i++) {
-        w[i] = (worker){p, a, fn, (char *)p->work + (size_t)i * p->work_bytes,
-                        (int)((long)items * i / t), (int)((long)items * (i + 1) / t)};
-    }
-    for (int i = 1; i < t; i++)
-        started[i] = pthread_create(&th[i], NULL, worker_main, &w[i]) == 0;
-    worker_main(&w[0]);
-    for (int i = 1; i < t; i++) {
-        if (started[i])
-            pthread_join(th[i], NULL);
-        else
-            worker_main(&w[i]);
-    }
+    parallel_run r = {p, a, fn, items, t};
+    spec_pool_run(p->pool, t, run_task, &r);
 }
 
 static size_t real_size(const spec_plan *p) { return p->d.precision == SPEC_F32 ? sizeof(float) : sizeof(double); }
