@@ -32,8 +32,8 @@
 /* several convolution slices share a block only below this (bytes) */
 #define CONV2D_SHARED_SLICES_BYTES (64 * 1024)
 #define TRIDIAG_MAX_N 2048
-#define TRIDIAG_ROWS_PER_THREAD 8   /* TRIDIAG_MAX_N / 256 threads */
-#define TRIDIAG_LOG2_PARTS 6        /* PCR splits each system into up to 64 */
+#define TRIDIAG_ROWS_PER_THREAD 8   /* the default chunk of the partition method */
+#define TRIDIAG_THREADS 256         /* a block, unless one system needs more */
 
 template <typename T> struct s2d_cpx;
 template <> struct s2d_cpx<double> { typedef double2 type; };
@@ -633,142 +633,264 @@ static cudaError_t conv2d_launch(const typename s2d_cpx<T>::type *slices, const 
 
 /* ---- batched tridiagonal solve ---- */
 
-/* blockDim.y systems per block, blockDim.x threads each (a power of two,
- * at most 256, each holding up to TRIDIAG_ROWS_PER_THREAD rows). The
- * block's systems are contiguous in every array: loaded and stored
- * coalesced. Every row is kept divided by its diagonal, so only the sub-
- * and super-diagonal and the right-hand side live in shared memory and a
- * step costs one division per row. Parallel cyclic reduction (strides 1,
- * 2, ... parts/2) splits every system into `parts` independent
- * interleaved ones (rows j, j + parts, ...); one thread per part finishes
- * it with Thomas. Diagonally dominant systems: no pivoting. x may be rhs. */
+/* The partition method. Every thread owns M consecutive rows of a system,
+ * TPS threads a system (a power of two; rows past n are identity rows, so
+ * their x is 0 and they couple to nothing):
+ *  1. the thread eliminates inside its chunk, a sweep down and a sweep up,
+ *     until every row depends only on the chunk's first and last unknowns
+ *     and the chunk's first and last rows couple only to the neighbouring
+ *     chunks: two rows a thread of a reduced tridiagonal system of 2 TPS
+ *     rows, all in registers;
+ *  2. parallel cyclic reduction solves the reduced system (log2(2 TPS)
+ *     steps, unit diagonals kept): by warp shuffles where a system's
+ *     threads share a warp, else through shared memory;
+ *  3. the thread substitutes the two unknowns back into its chunk.
+ * Global memory is read and written once, coalesced: each warp stages its
+ * 32 chunks through a padded shared-memory tile (a chunk M + 1 apart, so
+ * neither side conflicts on banks). Diagonally dominant systems: no
+ * pivoting. dl of row 0 and du of row n - 1 are ignored; x may be rhs. */
+/* a row of a reduced system with its diagonal divided out:
+ * a x_{i-s} + x_i + c x_{i+s} = d */
+template <typename T> struct tridiag_row {
+    T a, c, d;
+};
+
+/* one parallel-cyclic-reduction step of row r with its neighbours s rows
+ * away (absent ones beyond the system's ends): r minus a times the left
+ * row and c times the right one, divided by what is left of the diagonal */
 template <typename T>
-__global__ void __launch_bounds__(256, 3)
-tridiag_kernel(const T *dl, const T *dg, const T *du, const T *rhs, T *x, int n, int batch,
-               int parts)
+__device__ __forceinline__ tridiag_row<T> tridiag_pcr_row(tridiag_row<T> r, tridiag_row<T> left,
+                                                          tridiag_row<T> right, bool has_left,
+                                                          bool has_right)
+{
+    T diag = 1, na = 0, nc = 0, nd = r.d;
+    if (has_left) {
+        na = -r.a * left.a;
+        diag -= r.a * left.c;
+        nd -= r.a * left.d;
+    }
+    if (has_right) {
+        nc = -r.c * right.c;
+        diag -= r.c * right.a;
+        nd -= r.c * right.d;
+    }
+    const T inv = (T)1 / diag;
+    return {na * inv, nc * inv, nd * inv};
+}
+
+template <typename T>
+__device__ __forceinline__ tridiag_row<T> tridiag_shfl_up(tridiag_row<T> r, int delta, int width)
+{
+    return {__shfl_up_sync(0xffffffffu, r.a, delta, width),
+            __shfl_up_sync(0xffffffffu, r.c, delta, width),
+            __shfl_up_sync(0xffffffffu, r.d, delta, width)};
+}
+
+template <typename T>
+__device__ __forceinline__ tridiag_row<T> tridiag_shfl_down(tridiag_row<T> r, int delta, int width)
+{
+    return {__shfl_down_sync(0xffffffffu, r.a, delta, width),
+            __shfl_down_sync(0xffffffffu, r.c, delta, width),
+            __shfl_down_sync(0xffffffffu, r.d, delta, width)};
+}
+
+template <typename T, int M>
+__device__ __forceinline__ void tridiag_stage_in(const T *__restrict__ src, T *tile, T (&v)[M],
+                                                 long warp_first, int n, int tps_log2, long batch,
+                                                 int which)
+{
+    const int lane = threadIdx.x & 31;
+    /* every load of the warp issued before any is used */
+    T g[M];
+#pragma unroll
+    for (int j = 0; j < M; j++) {
+        const int q = j * 32 + lane, owner = q / M, k = q % M;
+        const long thread = warp_first + owner, sys = thread >> tps_log2;
+        const int row = (int)(thread & ((1 << tps_log2) - 1)) * M + k;
+        const bool real_row = sys < batch && row < n;
+        /* outside the matrix: a and c are 0, the diagonal 1, the rhs 0 */
+        g[j] = which == 1 ? (T)1 : (T)0;
+        if (real_row && !(which == 0 && row == 0) && !(which == 2 && row == n - 1))
+            g[j] = src[sys * n + row];
+    }
+#pragma unroll
+    for (int j = 0; j < M; j++) {
+        const int q = j * 32 + lane;
+        tile[(q / M) * (M + 1) + q % M] = g[j];
+    }
+    __syncwarp();
+#pragma unroll
+    for (int k = 0; k < M; k++)
+        v[k] = tile[lane * (M + 1) + k];
+    __syncwarp();
+}
+
+template <typename T, int M>
+__global__ void __launch_bounds__(M == 4 ? 512 : 256)
+tridiag_kernel(const T *dl, const T *dg, const T *du, const T *rhs, T *x, int n, long batch,
+               int tps_log2)
 {
     extern __shared__ unsigned char s2d_smem[];
-    const int per_block = blockDim.y, tpb = blockDim.x * blockDim.y;
-    const int flat = threadIdx.y * blockDim.x + threadIdx.x;
-    const long first = (long)blockIdx.x * per_block;
-    const int have = (int)min((long)per_block, (long)batch - first);
-    T *sa = reinterpret_cast<T *>(s2d_smem), *sc = sa + per_block * n, *sd = sc + per_block * n;
-    const size_t off = (size_t)first * n;
-    for (int i = flat; i < per_block * n; i += tpb) {
-        const int row = i % n;
-        if (i < have * n) {
-            const T inv = (T)1 / dg[off + i];
-            sa[i] = row == 0 ? (T)0 : dl[off + i] * inv;
-            sc[i] = row == n - 1 ? (T)0 : du[off + i] * inv;
-            sd[i] = rhs[off + i] * inv;
-        } else {   /* an identity system, so the arithmetic stays finite */
-            sa[i] = 0;
-            sc[i] = 0;
-            sd[i] = 0;
-        }
-    }
-    __syncthreads();
-    T *a = sa + threadIdx.y * n, *c = sc + threadIdx.y * n, *d = sd + threadIdx.y * n;
-    const int tx = threadIdx.x, nt = blockDim.x;
-    for (int s = 1; s < parts; s *= 2) {
-        /* row i minus a_i times row i - s and c_i times row i + s (unit
-         * diagonals), divided by what is left of its diagonal */
-        T na[TRIDIAG_ROWS_PER_THREAD], nc[TRIDIAG_ROWS_PER_THREAD], nd[TRIDIAG_ROWS_PER_THREAD];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, bd = blockDim.x;
+    T *tile = reinterpret_cast<T *>(s2d_smem) + warp * 32 * (M + 1);
+    const long warp_first = (long)blockIdx.x * bd + warp * 32;
+
+    T a[M], b[M], c[M], d[M];
+    tridiag_stage_in<T, M>(dl, tile, a, warp_first, n, tps_log2, batch, 0);
+    tridiag_stage_in<T, M>(dg, tile, b, warp_first, n, tps_log2, batch, 1);
+    tridiag_stage_in<T, M>(du, tile, c, warp_first, n, tps_log2, batch, 2);
+    tridiag_stage_in<T, M>(rhs, tile, d, warp_first, n, tps_log2, batch, 3);
+
+    /* 1. down: row k becomes a[k] x_0 + x_k + c[k] x_{k+1} = d[k] (k >= 1;
+     * row 0 keeps its left neighbour) */
 #pragma unroll
-        for (int r = 0; r < TRIDIAG_ROWS_PER_THREAD; r++) {
-            const int i = tx + r * nt;
-            if (i < n) {
-                const T ai = a[i], ci = c[i];
-                T bi = 1, di = d[i], ra = 0, rc = 0;
-                if (i - s >= 0) {
-                    ra = -ai * a[i - s];
-                    bi -= ai * c[i - s];
-                    di -= ai * d[i - s];
-                }
-                if (i + s < n) {
-                    rc = -ci * c[i + s];
-                    bi -= ci * a[i + s];
-                    di -= ci * d[i + s];
-                }
-                const T inv = (T)1 / bi;
-                na[r] = ra * inv;
-                nc[r] = rc * inv;
-                nd[r] = di * inv;
+    for (int k = 0; k < 2; k++) {
+        const T inv = (T)1 / b[k];
+        a[k] *= inv;
+        c[k] *= inv;
+        d[k] *= inv;
+    }
+#pragma unroll
+    for (int k = 2; k < M; k++) {
+        const T inv = (T)1 / (b[k] - a[k] * c[k - 1]);
+        d[k] = (d[k] - a[k] * d[k - 1]) * inv;
+        a[k] = -a[k] * a[k - 1] * inv;
+        c[k] *= inv;
+    }
+    /* up: rows M-3..1 become a[k] x_0 + x_k + c[k] x_{M-1} = d[k], then row
+     * 0: a[0] x_{-1} + x_0 + c[0] x_{M-1} = d[0] */
+#pragma unroll
+    for (int k = M - 3; k >= 1; k--) {
+        d[k] -= c[k] * d[k + 1];
+        a[k] -= c[k] * a[k + 1];
+        c[k] = -c[k] * c[k + 1];
+    }
+    {
+        const T inv = (T)1 / ((T)1 - c[0] * a[1]);
+        d[0] = (d[0] - c[0] * d[1]) * inv;
+        a[0] *= inv;
+        c[0] = -c[0] * c[1] * inv;
+    }
+
+    /* 2. the reduced system: rows 2t (the chunk's first) and 2t + 1 (its
+     * last) of the system's 2 TPS */
+    const int tps = 1 << tps_log2, t = threadIdx.x & (tps - 1), rows = 2 * tps;
+    tridiag_row<T> r[2] = {{a[0], c[0], d[0]}, {a[M - 1], c[M - 1], d[M - 1]}};
+    if (tps <= 32) {
+        /* a system within a warp: neighbours by shuffles, no barrier; row
+         * e +- s is thread t +- s/2's same row (s >= 2), or for s = 1 the
+         * thread's other row or the neighbouring thread's */
+        {
+            const tridiag_row<T> left0 = tridiag_shfl_up(r[1], 1, tps);
+            const tridiag_row<T> right1 = tridiag_shfl_down(r[0], 1, tps);
+            const tridiag_row<T> n0 = tridiag_pcr_row(r[0], left0, r[1], t > 0, true);
+            r[1] = tridiag_pcr_row(r[1], r[0], right1, true, t + 1 < tps);
+            r[0] = n0;
+        }
+        for (int s = 2; s < rows; s *= 2) {
+#pragma unroll
+            for (int j = 0; j < 2; j++) {
+                const tridiag_row<T> left = tridiag_shfl_up(r[j], s / 2, tps);
+                const tridiag_row<T> right = tridiag_shfl_down(r[j], s / 2, tps);
+                r[j] = tridiag_pcr_row(r[j], left, right, 2 * t + j >= s, 2 * t + j + s < rows);
             }
         }
-        __syncthreads();
+    } else {
+        /* across warps: through shared memory, row e of the block at
+         * (e & 1) * bd + e / 2 so that a warp's accesses are consecutive */
+        tridiag_row<T> *rs = reinterpret_cast<tridiag_row<T> *>(
+            reinterpret_cast<T *>(s2d_smem) + (bd / 32) * 32 * (M + 1));
+        const int base = threadIdx.x - t;   /* the system's first thread in the block */
+        rs[threadIdx.x] = r[0];
+        rs[bd + threadIdx.x] = r[1];
+        for (int s = 1; s < rows; s *= 2) {
+            __syncthreads();
+            tridiag_row<T> n[2];
 #pragma unroll
-        for (int r = 0; r < TRIDIAG_ROWS_PER_THREAD; r++) {
-            const int i = tx + r * nt;
-            if (i < n) {
-                a[i] = na[r];
-                c[i] = nc[r];
-                d[i] = nd[r];
+            for (int j = 0; j < 2; j++) {
+                const int e = 2 * t + j, lo = e - s, hi = e + s;
+                const tridiag_row<T> zero = {0, 0, 0};
+                const tridiag_row<T> left = lo >= 0 ? rs[(lo & 1) * bd + base + (lo >> 1)] : zero;
+                const tridiag_row<T> right = hi < rows ? rs[(hi & 1) * bd + base + (hi >> 1)] : zero;
+                n[j] = tridiag_pcr_row(r[j], left, right, lo >= 0, hi < rows);
             }
-        }
-        __syncthreads();
-    }
-    if (tx < parts && tx < n) {
-        /* Thomas on rows tx, tx + parts, ... (unit diagonal): c' into c,
-         * d' into d, then back substitution into d */
-        int i = tx, last = tx;
-        T cp = c[i], dp = d[i];
-        for (i = tx + parts; i < n; i += parts) {
-            const T ai = a[i], inv = (T)1 / ((T)1 - ai * cp);
-            cp = c[i] * inv;
-            dp = (d[i] - ai * dp) * inv;
-            c[i] = cp;
-            d[i] = dp;
-            last = i;
-        }
-        T xn = d[last];
-        for (i = last - parts; i >= 0; i -= parts) {
-            xn = d[i] - c[i] * xn;
-            d[i] = xn;
+            __syncthreads();
+            r[0] = n[0];
+            r[1] = n[1];
+            rs[threadIdx.x] = r[0];
+            rs[bd + threadIdx.x] = r[1];
         }
     }
-    __syncthreads();
-    for (int i = flat; i < have * n; i += tpb)
-        x[off + i] = sd[i];
+
+    /* 3. back into the chunk, staged out through the tile */
+    const T first = r[0].d, last = r[1].d;
+    tile[lane * (M + 1)] = first;
+    tile[lane * (M + 1) + M - 1] = last;
+#pragma unroll
+    for (int k = 1; k < M - 1; k++)
+        tile[lane * (M + 1) + k] = d[k] - a[k] * first - c[k] * last;
+    __syncwarp();
+#pragma unroll
+    for (int j = 0; j < M; j++) {
+        const int q = j * 32 + lane, owner = q / M, k = q % M;
+        const long thread = warp_first + owner, sys = thread >> tps_log2;
+        const int row = (int)(thread & (tps - 1)) * M + k;
+        if (sys < batch && row < n)
+            x[sys * n + row] = tile[owner * (M + 1) + k];
+    }
 }
 
 struct tridiag_shape {
-    int threads_x, systems, parts;
+    int rows_per_thread, tps_log2, threads;
     size_t smem;
 };
 
-static inline tridiag_shape tridiag_shape_of(int n, size_t tsize)
+/* rows_per_thread: 4, 8 or 16, block: threads a block (a power of two
+ * from 32 to 512); 0 for the defaults */
+static inline tridiag_shape tridiag_shape_of(int n, size_t tsize, int rows_per_thread = 0,
+                                             int block = 0)
 {
     tridiag_shape s;
-    int t = 1;
-    while (t < n && t < 256)
-        t *= 2;
-    /* at least a warp per system; rows beyond n idle */
-    s.threads_x = t < 32 ? 32 : t;
-    s.systems = 256 / s.threads_x;
-    int parts = 1;
-    while (parts < n && parts < (1 << TRIDIAG_LOG2_PARTS))
-        parts *= 2;
-    s.parts = parts;
-    s.smem = (size_t)3 * s.systems * n * tsize;
+    s.rows_per_thread = rows_per_thread ? rows_per_thread : TRIDIAG_ROWS_PER_THREAD;
+    s.tps_log2 = 0;
+    while ((s.rows_per_thread << s.tps_log2) < n)
+        s.tps_log2++;
+    if (!block)
+        block = TRIDIAG_THREADS;
+    s.threads = (1 << s.tps_log2) > block ? 1 << s.tps_log2 : block;
+    s.smem = ((size_t)s.threads * (s.rows_per_thread + 1) + (size_t)6 * s.threads) * tsize;
     return s;
 }
 
-/* x = A^-1 rhs for batch systems of n rows (4 <= n <= TRIDIAG_MAX_N), the
- * layout of cuSPARSE gtsv2StridedBatch; x may be rhs. */
-template <typename T>
-static cudaError_t tridiag_launch(const T *dl, const T *d, const T *du, const T *rhs, T *x, int n,
-                                  int batch, cudaStream_t stream)
+template <typename T, int M>
+static cudaError_t tridiag_launch_m(const T *dl, const T *d, const T *du, const T *rhs, T *x,
+                                    int n, long batch, const tridiag_shape &s, cudaStream_t stream)
 {
-    const tridiag_shape s = tridiag_shape_of(n, sizeof(T));
-    cudaError_t e = s2d_allow_smem((const void *)tridiag_kernel<T>, s.smem);
+    cudaError_t e = s2d_allow_smem((const void *)tridiag_kernel<T, M>, s.smem);
     if (e != cudaSuccess)
         return e;
-    const long blocks = ((long)batch + s.systems - 1) / s.systems;
-    dim3 block((unsigned)s.threads_x, (unsigned)s.systems);
-    tridiag_kernel<T><<<(unsigned)blocks, block, s.smem, stream>>>(dl, d, du, rhs, x, n, batch,
-                                                                   s.parts);
+    const long threads = batch << s.tps_log2;
+    const long blocks = (threads + s.threads - 1) / s.threads;
+    tridiag_kernel<T, M><<<(unsigned)blocks, s.threads, s.smem, stream>>>(dl, d, du, rhs, x, n,
+                                                                          batch, s.tps_log2);
     return cudaGetLastError();
+}
+
+/* x = A^-1 rhs for batch systems of n rows (1 <= n <= TRIDIAG_MAX_N), the
+ * layout of cuSPARSE gtsv2StridedBatch; x may be rhs. rows_per_thread: 4,
+ * 8 or 16, block: threads a block (0: the defaults), for the benchmark's
+ * comparison. */
+template <typename T>
+static cudaError_t tridiag_launch(const T *dl, const T *d, const T *du, const T *rhs, T *x, int n,
+                                  int batch, cudaStream_t stream, int rows_per_thread = 0,
+                                  int block = 0)
+{
+    const tridiag_shape s = tridiag_shape_of(n, sizeof(T), rows_per_thread, block);
+    switch (s.rows_per_thread) {
+    case 4: return tridiag_launch_m<T, 4>(dl, d, du, rhs, x, n, batch, s, stream);
+    case 16: return tridiag_launch_m<T, 16>(dl, d, du, rhs, x, n, batch, s, stream);
+    default: return tridiag_launch_m<T, 8>(dl, d, du, rhs, x, n, batch, s, stream);
+    }
 }
 
 #endif

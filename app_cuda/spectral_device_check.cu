@@ -4,7 +4,10 @@
  * fresh random inputs with the output poisoned (NaN). Batches of a size
  * that leaves a block part empty; every output must be finite, and the
  * first and last transform within 10 eps log2 N of the long-double
- * reference (spec_ref_*). Prints one line a case and the worst error.
+ * reference (spec_ref_*). Then the tridiagonal solver (spectral_2d.cuh):
+ * every chunk size, sizes 1..2048 around each power of two, in place and
+ * out of place, every system within 50 eps of long-double Thomas. Prints
+ * one line a case and the worst error.
  * Usage: app_cuda/spectral_device_check [DEVICE] (`make app_cuda/spectral_device_check`). */
 #include <math.h>
 #include <stdio.h>
@@ -14,6 +17,7 @@
 #define FFT_ALL_VARIANTS 1   /* every variant, to compare them */
 #include "spectral_fft.cuh"
 #include "spectral_real.cuh"
+#include "spectral_2d.cuh"
 
 extern "C" {
 #include "spectral/spectral.h"
@@ -138,6 +142,91 @@ template <typename T> static int check_precision(double *worst_all)
     return failures;
 }
 
+/* One tridiagonal case: random diagonally dominant systems (d in [2, 4],
+ * off-diagonals in [-1, 1]), the first row's dl and the last row's du set
+ * to garbage the solver must ignore.
+ * Returns the worst relative L2 error of any system, in eps. */
+template <typename T> static double check_tridiag(int n, int batch, int chunk, int in_place)
+{
+    const size_t count = (size_t)n * batch;
+    T *h[4];
+    for (int a = 0; a < 4; a++) {
+        h[a] = (T *)malloc(count * sizeof(T));
+        for (size_t i = 0; i < count; i++)
+            h[a][i] = (T)(a == 1 ? 3 + uniform() : uniform());
+    }
+    for (int sy = 0; sy < batch; sy++) {
+        h[0][(size_t)sy * n] = (T)1e30;
+        h[2][(size_t)sy * n + n - 1] = (T)-1e30;
+    }
+    T *dev[5];
+    for (int a = 0; a < 5; a++) {
+        CHECK(cudaMalloc(&dev[a], count * sizeof(T)));
+        if (a < 4)
+            CHECK(cudaMemcpy(dev[a], h[a], count * sizeof(T), cudaMemcpyHostToDevice));
+    }
+    T *out = in_place ? dev[3] : dev[4];
+    if (!in_place)
+        CHECK(cudaMemset(out, 0xff, count * sizeof(T)));   /* poison: NaN */
+    double worst = 0;
+    if (tridiag_launch<T>(dev[0], dev[1], dev[2], dev[3], out, n, batch, 0, chunk) != cudaSuccess ||
+        cudaDeviceSynchronize() != cudaSuccess)
+        worst = INFINITY;
+    T *got = (T *)malloc(count * sizeof(T));
+    CHECK(cudaMemcpy(got, out, count * sizeof(T), cudaMemcpyDeviceToHost));
+    double *sys = (double *)malloc(5 * (size_t)n * sizeof(double)), *want = sys + 4 * n;
+    for (int sy = 0; sy < batch && worst < INFINITY; sy++) {
+        for (int a = 0; a < 4; a++)
+            for (int i = 0; i < n; i++)
+                sys[a * n + i] = (double)h[a][(size_t)sy * n + i];
+        sys[0] = 0;   /* the reference reads them */
+        sys[2 * n + n - 1] = 0;
+        spec_ref_tridiag(n, sys, sys + n, sys + 2 * n, sys + 3 * n, want);
+        long double num = 0, den = 0;
+        for (int i = 0; i < n; i++) {
+            const long double g = got[(size_t)sy * n + i], diff = g - want[i];
+            if (!isfinite((double)g))
+                num = INFINITY;
+            num += diff * diff;
+            den += (long double)want[i] * want[i];
+        }
+        const double e = (double)sqrtl(num / (den > 0 ? den : 1)) / (sizeof(T) == 8 ? 0x1p-53 : 0x1p-24);
+        if (!(e <= worst))
+            worst = e;
+    }
+    for (int a = 0; a < 5; a++) {
+        cudaFree(dev[a]);
+        if (a < 4)
+            free(h[a]);
+    }
+    free(got);
+    free(sys);
+    return worst;
+}
+
+template <typename T> static int check_tridiag_precision(double *worst_all)
+{
+    int failures = 0;
+    const int chunks[] = {4, 8, 16};
+    for (int n = 1; n <= TRIDIAG_MAX_N; n = n < 4 ? n + 1 : n * 2)
+        for (int dn = (n < 4 ? 0 : -1); dn <= (n < TRIDIAG_MAX_N ? 1 : 0); dn++)
+            for (int c = 0; c < 3; c++) {
+                const int rows = n + dn;
+                /* a few thousand rows, never a whole number of blocks */
+                const int batch = (rows < 4096 ? 4096 / rows : 1) + 5;
+                const int in_place = (rows + c) & 1;
+                const double e = check_tridiag<T>(rows, batch, chunks[c], in_place);
+                const int ok = e <= 50;
+                failures += !ok;
+                if (!(e <= *worst_all))
+                    *worst_all = e;
+                printf("%s tridiag %s n=%-5d batch %-5d chunk %-2d %s error %.2f eps\n",
+                       ok ? "PASS" : "FAIL", sizeof(T) == 8 ? "f64" : "f32", rows, batch,
+                       chunks[c], in_place ? "in place" : "out of place", e);
+            }
+    return failures;
+}
+
 int main(int argc, char **argv)
 {
     const int dev = argc > 1 ? atoi(argv[1]) : 0;
@@ -150,5 +239,10 @@ int main(int argc, char **argv)
     const int failures = check_precision<double>(&worst) + check_precision<float>(&worst);
     printf("%s: %d failures, worst error %.2f eps log2 N (limit 10)\n", failures ? "FAILED" : "passed",
            failures, worst);
-    return failures != 0;
+    double worst_tridiag = 0;
+    const int tridiag_failures = check_tridiag_precision<double>(&worst_tridiag) +
+                                 check_tridiag_precision<float>(&worst_tridiag);
+    printf("tridiagonal %s: %d failures, worst error %.2f eps (limit 50)\n",
+           tridiag_failures ? "FAILED" : "passed", tridiag_failures, worst_tridiag);
+    return failures + tridiag_failures != 0;
 }

@@ -411,18 +411,37 @@ template <typename T> static void bench_tridiag(cusparseHandle_t sp, int n, doub
     T *dl = (T *)to_device(hl, count), *dd = (T *)to_device(hd, count),
       *du = (T *)to_device(hu, count), *rhs = (T *)to_device(hr, count), *x;
     CHECK(cudaMalloc(&x, count * sizeof(T)));
-    CHECK(cudaMemset(x, 0xff, count * sizeof(T)));
-    CHECK(tridiag_launch<T>(dl, dd, du, rhs, x, n, batch, 0));
-    CHECK(cudaDeviceSynchronize());
-    T *hx = to_host<T>(x, count);
     const size_t last = count - n;   /* the last system */
     double *want0 = tridiag_reference(n, hl, hd, hu, hr);
     double *want1 = tridiag_reference(n, hl + last, hd + last, hu + last, hr + last);
-    long double num = 0, den = 0;
-    add_error(hx, want0, n, &num, &den);
-    add_error(hx + last, want1, n, &num, &den);
-    const double err = in_eps<T>(num, den);
-    const float ms_ours = median_ms(RUNS, [&] { tridiag_launch<T>(dl, dd, du, rhs, x, n, batch, 0); });
+    /* chunk sizes and block sizes side by side (0: the defaults), each
+     * checked first */
+    const int shapes[][2] = {{0, 0}, {4, 0}, {16, 0}, {8, 64}, {8, 128}};
+    float ms_ours = 0;
+    double err = 0;
+    char variants[320] = "";
+    for (int v = 0; v < 5; v++) {
+        const int m = shapes[v][0], blk = shapes[v][1];
+        CHECK(cudaMemset(x, 0xff, count * sizeof(T)));
+        CHECK(tridiag_launch<T>(dl, dd, du, rhs, x, n, batch, 0, m, blk));
+        CHECK(cudaDeviceSynchronize());
+        T *hx = to_host<T>(x, count);
+        long double num = 0, den = 0;
+        add_error(hx, want0, n, &num, &den);
+        add_error(hx + last, want1, n, &num, &den);
+        free(hx);
+        const double e = in_eps<T>(num, den);
+        const float ms =
+            median_ms(RUNS, [&] { tridiag_launch<T>(dl, dd, du, rhs, x, n, batch, 0, m, blk); });
+        if (v == 0) {
+            ms_ours = ms;
+            err = e;
+        } else {
+            const size_t used = strlen(variants);
+            snprintf(variants + used, sizeof variants - used, "%s%d rows %d threads: %.3f ms (err %.2f)",
+                     used ? "; " : "", m ? m : TRIDIAG_ROWS_PER_THREAD, blk ? blk : TRIDIAG_THREADS, ms, e);
+        }
+    }
 
     size_t buf_bytes = 0;
     CHECK_SP(gtsv_buffer(sp, n, dl, dd, du, x, batch, &buf_bytes));
@@ -432,7 +451,7 @@ template <typename T> static void bench_tridiag(cusparseHandle_t sp, int n, doub
     CHECK_SP(gtsv(sp, n, dl, dd, du, x, batch, buf));
     CHECK(cudaDeviceSynchronize());
     T *hc = to_host<T>(x, count);
-    num = den = 0;
+    long double num = 0, den = 0;
     add_error(hc, want0, n, &num, &den);
     add_error(hc + last, want1, n, &num, &den);
     const double err_sp = in_eps<T>(num, den);
@@ -441,9 +460,9 @@ template <typename T> static void bench_tridiag(cusparseHandle_t sp, int n, doub
     const float ms_sp = median_ms(RUNS, [&] { CHECK_SP(gtsv(sp, n, dl, dd, du, x, batch, buf)); });
     const double bytes = 5.0 * count * sizeof(T);
     const double gbs = bytes / (ms_ours * 1e-3) / 1e9;
-    printf("| tridiag %s | %d | %d | %.3f | %.2f | %.0f | %.0f%% | %.3f | %.2f | %.2f | %.2f |\n",
+    printf("| tridiag %s | %d | %d | %.3f | %.2f | %.0f | %.0f%% | %.3f | %.2f | %.2f | %.2f | %s |\n",
            sizeof(T) == 8 ? "f64" : "f32", n, batch, ms_ours, count / (ms_ours * 1e-3) / 1e9, gbs,
-           100 * gbs / copy_gbs, ms_sp, ms_sp / ms_ours, err, err_sp);
+           100 * gbs / copy_gbs, ms_sp, ms_sp / ms_ours, err, err_sp, variants);
     CHECK(cudaFree(buf));
     CHECK(cudaFree(dl));
     CHECK(cudaFree(dd));
@@ -454,7 +473,6 @@ template <typename T> static void bench_tridiag(cusparseHandle_t sp, int n, doub
     free(hd);
     free(hu);
     free(hr);
-    free(hx);
     free(hc);
     free(want0);
     free(want1);
@@ -521,7 +539,7 @@ int main(int argc, char **argv)
            "four arrays in, x out; error: first and last systems against long-double Thomas, "
            "in eps\n\n");
     printf("| kernel | n | systems | ours ms | Grows/s | GB/s | of copy | cuSPARSE ms | "
-           "ours/cuSPARSE | err | cuSPARSE err |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
+           "ours/cuSPARSE | err | cuSPARSE err | chunk sizes |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     cusparseHandle_t sp;
     CHECK_SP(cusparseCreate(&sp));
     const int ns[] = {64, 256, 1024, 2048};

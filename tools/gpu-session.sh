@@ -6,7 +6,8 @@
 #
 # Usage (on the GPU machine): tools/gpu-session.sh TARBALL STEP...
 # Steps: test-cuda (tests/gpu/run-cuda.sh), test-opencl (run-opencl.sh on
-# the NVIDIA platform), selftest (both apps' spectral self-tests), bench-fft
+# the NVIDIA platform), selftest (both apps' spectral self-tests),
+# device-check (app_cuda/spectral_device_check), bench-fft
 # (bench/cuda_fft_bench), bench-2d (bench/cuda_spectral2d_bench),
 # bench-opencl (bench/opencl_spectral_bench), bench-cpu (bench/spectral_bench
 # on the host CPU), bench-sep (bench/gpu_bench.sh, the separation cases).
@@ -67,6 +68,9 @@ for s in "$@"; do
         step selftest-cuda app_cuda/orrery_cuda selftest
         p=$(nvidia_platform)
         step selftest-opencl app_opencl/orrery_opencl selftest ${p:+--platform $p} ;;
+    device-check)
+        make app_cuda/spectral_device_check NVCC_BENCH_ARCH_FLAGS="-arch=sm_${SM:-90}" >>"$out/make.log" 2>&1 &&
+            step device-check app_cuda/spectral_device_check ;;
     bench-fft) make bench/cuda_fft_bench >>"$out/make.log" 2>&1 && step bench-fft bench/cuda_fft_bench ;;
     bench-2d) make bench/cuda_spectral2d_bench >>"$out/make.log" 2>&1 && step bench-2d bench/cuda_spectral2d_bench ;;
     bench-opencl)
