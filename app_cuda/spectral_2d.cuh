@@ -222,22 +222,21 @@ template <int LR, typename C> __device__ __forceinline__ void s2d_reg_dit(C *v, 
  * radix-2 stages (DIF: half-lengths L/2 .. q; DIT: q .. L/2), in place.
  * DIF: group DFT, then output m' times W_L^{k rev(m')}; DIT: input m'
  * times W_L^{k rev(m')}, then the group DFT. */
-template <int LR, int DIF, typename C>
-__device__ void s2d_step(C *sh, const s2d_lines &l, int lgL, const C *tw, int sign, int tid,
-                         int nth)
+template <int LR, int DIF, typename C, typename Load, typename Store>
+__device__ __forceinline__ void s2d_step_io(const s2d_lines &l, int lgL, const C *tw, int sign,
+                                            int tid, int nth, Load load, Store store)
 {
-    const int R = 1 << LR, log2n = l.log2n, es = l.estride, lq = lgL - LR, q = 1 << lq;
-    const int tw_shift = FFT2D_LOG2_TW_N - log2n + (log2n - lgL);   /* W_L^1 at 1 << tw_shift */
+    const int R = 1 << LR, log2n = l.log2n, lq = lgL - LR, q = 1 << lq;
+    const int tw_shift = FFT2D_LOG2_TW_N - lgL;   /* W_L^1 at 1 << tw_shift */
     const int total = l.count << (log2n - LR);
     for (int j = tid; j < total; j += nth) {
         int line, kk;
         s2d_split(l, j, log2n - LR, line, kk);
         const int k = kk & (q - 1), base = ((kk >> lq) << lgL) + k;
-        const int at = s2d_line_start(l, line) + base * es;
         C v[R];
 #pragma unroll
         for (int m = 0; m < R; m++)
-            v[m] = sh[s2d_pad(at + m * q * es)];
+            v[m] = load(line, base + m * q);
         if (!DIF)
 #pragma unroll
             for (int m = 1; m < R; m++)
@@ -252,47 +251,134 @@ __device__ void s2d_step(C *sh, const s2d_lines &l, int lgL, const C *tw, int si
                 v[m] = s2d_mul(v[m], s2d_root(tw, (k * s2d_rev_bits(m, LR)) << tw_shift, sign));
 #pragma unroll
         for (int m = 0; m < R; m++)
-            sh[s2d_pad(at + m * q * es)] = v[m];
+            store(line, base + m * q, v[m]);
     }
     __syncthreads();
 }
 
-template <int DIF, typename C>
-__device__ __forceinline__ void s2d_step_any(int lr, C *sh, const s2d_lines &l, int lgL,
-                                             const C *tw, int sign, int tid, int nth)
+/* the step in place in sh */
+template <int LR, int DIF, typename C>
+__device__ void s2d_step(C *sh, const s2d_lines &l, int lgL, const C *tw, int sign, int tid,
+                         int nth)
 {
-    switch (lr) {
-    case 1: s2d_step<1, DIF>(sh, l, lgL, tw, sign, tid, nth); break;
-    case 2: s2d_step<2, DIF>(sh, l, lgL, tw, sign, tid, nth); break;
-    case 3: s2d_step<3, DIF>(sh, l, lgL, tw, sign, tid, nth); break;
-    default: s2d_step<4, DIF>(sh, l, lgL, tw, sign, tid, nth); break;
-    }
+    s2d_step_io<LR, DIF>(
+        l, lgL, tw, sign, tid, nth,
+        [&](int line, int e) { return sh[s2d_pad(s2d_line_start(l, line) + e * l.estride)]; },
+        [&](int line, int e, C v) { sh[s2d_pad(s2d_line_start(l, line) + e * l.estride)] = v; });
 }
 
-/* As s2d_dif_lines / s2d_dit_lines with radix-16 steps (and one of
- * radix 2, 4 or 8 for the rest of log2 n): a quarter of the passes over
- * shared memory and of the barriers. */
-template <typename C>
-__device__ void s2d_dif_lines16(C *sh, const s2d_lines l, const C *tw, int sign, int tid, int nth)
+/* The last DIF step and the first DIT step of radix 2^LR (blocks of R
+ * consecutive elements, no twiddles) in one visit, mid(line, e, v)
+ * between them: for a pointwise product in the spectrum. */
+template <int LR, typename C, typename Load, typename Mid, typename Store>
+__device__ __forceinline__ void s2d_step_dif_mid_dit(const s2d_lines &l, int tid, int nth,
+                                                     Load load, Mid mid, Store store)
+{
+    const int R = 1 << LR, total = l.count << (l.log2n - LR);
+    for (int j = tid; j < total; j += nth) {
+        int line, kk;
+        s2d_split(l, j, l.log2n - LR, line, kk);
+        const int base = kk << LR;
+        C v[R];
+#pragma unroll
+        for (int m = 0; m < R; m++)
+            v[m] = load(line, base + m);
+        s2d_reg_dif<LR>(v, -1);
+#pragma unroll
+        for (int m = 0; m < R; m++)
+            v[m] = mid(line, base + m, v[m]);
+        s2d_reg_dit<LR>(v, 1);
+#pragma unroll
+        for (int m = 0; m < R; m++)
+            store(line, base + m, v[m]);
+    }
+    __syncthreads();
+}
+
+/* s2d_step_io with the radix chosen at run time (lr <= LRMAX; only those
+ * radices are compiled) */
+template <int DIF, int LRMAX, typename C, typename Load, typename Store>
+__device__ __forceinline__ void s2d_step_lr(int lr, const s2d_lines &l, int lgL, const C *tw,
+                                            int sign, int tid, int nth, Load load, Store store)
+{
+    if (lr == LRMAX)
+        return s2d_step_io<LRMAX, DIF>(l, lgL, tw, sign, tid, nth, load, store);
+    if constexpr (LRMAX > 3)
+        if (lr == 3)
+            return s2d_step_io<3, DIF>(l, lgL, tw, sign, tid, nth, load, store);
+    if constexpr (LRMAX > 2)
+        if (lr == 2)
+            return s2d_step_io<2, DIF>(l, lgL, tw, sign, tid, nth, load, store);
+    s2d_step_io<1, DIF>(l, lgL, tw, sign, tid, nth, load, store);
+}
+
+template <int LRMAX, typename C, typename Load, typename Mid, typename Store>
+__device__ __forceinline__ void s2d_step_dif_mid_dit_lr(int lr, const s2d_lines &l, int tid,
+                                                        int nth, Load load, Mid mid, Store store)
+{
+    if (lr == LRMAX)
+        return s2d_step_dif_mid_dit<LRMAX, C>(l, tid, nth, load, mid, store);
+    if constexpr (LRMAX > 3)
+        if (lr == 3)
+            return s2d_step_dif_mid_dit<3, C>(l, tid, nth, load, mid, store);
+    if constexpr (LRMAX > 2)
+        if (lr == 2)
+            return s2d_step_dif_mid_dit<2, C>(l, tid, nth, load, mid, store);
+    s2d_step_dif_mid_dit<1, C>(l, tid, nth, load, mid, store);
+}
+
+/* The steps of a transform of length 2^log2n: radix 2^LRMAX, the rest of
+ * log2n first. DIF runs them in order (step i: radix 2^lr(i) over blocks
+ * of 2^lgl(i)); DIT in reverse. */
+template <int LRMAX> struct s2d_steps {
+    int log2n, rest, count;
+    __device__ explicit s2d_steps(int log2n_)
+        : log2n(log2n_), rest(log2n_ % LRMAX), count(log2n_ / LRMAX + (log2n_ % LRMAX != 0))
+    {
+    }
+    __device__ int lr(int i) const { return rest && i == 0 ? rest : LRMAX; }
+    __device__ int lgl(int i) const { return rest ? (i == 0 ? log2n : log2n - rest - (i - 1) * LRMAX) : log2n - i * LRMAX; }
+};
+
+/* a step of radix 2^lr, lr < LRMAX (only those radices are compiled) */
+template <int DIF, int LRMAX, typename C>
+__device__ __forceinline__ void s2d_step_rest(int lr, C *sh, const s2d_lines &l, int lgL,
+                                              const C *tw, int sign, int tid, int nth)
+{
+    if constexpr (LRMAX > 3)
+        if (lr == 3)
+            return s2d_step<3, DIF>(sh, l, lgL, tw, sign, tid, nth);
+    if constexpr (LRMAX > 2)
+        if (lr == 2)
+            return s2d_step<2, DIF>(sh, l, lgL, tw, sign, tid, nth);
+    s2d_step<1, DIF>(sh, l, lgL, tw, sign, tid, nth);
+}
+
+/* Transforms of a set of lines in shared memory, DIF (natural in,
+ * bit-reversed out) or DIT (back), in steps of radix 2^LRMAX (radix 16:
+ * a quarter of the passes over shared memory and of the barriers of radix
+ * 2) and one step of radix 2, 4 or 8 for the rest of log2 n. */
+template <int LRMAX = 4, typename C>
+__device__ void s2d_dif_lines(C *sh, const s2d_lines l, const C *tw, int sign, int tid, int nth)
 {
     int lgL = l.log2n;
-    const int rest = lgL & 3;
+    const int rest = lgL % LRMAX;
     if (rest) {
-        s2d_step_any<1>(rest, sh, l, lgL, tw, sign, tid, nth);
+        s2d_step_rest<1, LRMAX>(rest, sh, l, lgL, tw, sign, tid, nth);
         lgL -= rest;
     }
-    for (; lgL >= 4; lgL -= 4)
-        s2d_step<4, 1>(sh, l, lgL, tw, sign, tid, nth);
+    for (; lgL >= LRMAX; lgL -= LRMAX)
+        s2d_step<LRMAX, 1>(sh, l, lgL, tw, sign, tid, nth);
 }
 
-template <typename C>
-__device__ void s2d_dit_lines16(C *sh, const s2d_lines l, const C *tw, int sign, int tid, int nth)
+template <int LRMAX = 4, typename C>
+__device__ void s2d_dit_lines(C *sh, const s2d_lines l, const C *tw, int sign, int tid, int nth)
 {
-    const int rest = l.log2n & 3;
-    for (int lgL = 4; lgL <= l.log2n - rest; lgL += 4)
-        s2d_step<4, 0>(sh, l, lgL, tw, sign, tid, nth);
+    const int rest = l.log2n % LRMAX;
+    for (int lgL = LRMAX; lgL <= l.log2n - rest; lgL += LRMAX)
+        s2d_step<LRMAX, 0>(sh, l, lgL, tw, sign, tid, nth);
     if (rest)
-        s2d_step_any<0>(rest, sh, l, l.log2n, tw, sign, tid, nth);
+        s2d_step_rest<0, LRMAX>(rest, sh, l, l.log2n, tw, sign, tid, nth);
 }
 
 template <typename C> __device__ __forceinline__ C s2d_scaled(C a, double scale)
@@ -323,9 +409,9 @@ fft2_small_kernel(const C *in, C *out, int log2n1, int log2n2, int batch, int im
             sh[s2d_pad(i)] = in[off + i];
     __syncthreads();
     s2d_lines rows = {images * n1, log2n2, n2, 30, 0, 1, -1};
-    s2d_dif_lines16(sh, rows, tw, sign, threadIdx.x, blockDim.x);
+    s2d_dif_lines(sh, rows, tw, sign, threadIdx.x, blockDim.x);
     s2d_lines cols = {images * n2, log2n1, 1, log2n2, size, n2, s2d_log2(images) + log2n2};
-    s2d_dif_lines16(sh, cols, tw, sign, threadIdx.x, blockDim.x);
+    s2d_dif_lines(sh, cols, tw, sign, threadIdx.x, blockDim.x);
     for (int i = threadIdx.x; i < have * size; i += blockDim.x) {
         const int img = i >> (log2n1 + log2n2), r = (i >> log2n2) & (n1 - 1), c = i & (n2 - 1);
         out[off + i] = s2d_scaled(
@@ -350,7 +436,7 @@ fft2_rows_kernel(const C *in, C *out, int log2n2, long total_rows, int rows_per_
             sh[s2d_pad(i)] = in[off + i];
     __syncthreads();
     s2d_lines rows = {rows_per_block, log2n2, n2, 30, 0, 1, -1};
-    s2d_dif_lines16(sh, rows, tw, sign, threadIdx.x, blockDim.x);
+    s2d_dif_lines(sh, rows, tw, sign, threadIdx.x, blockDim.x);
     for (int i = threadIdx.x; i < have * n2; i += blockDim.x) {
         const int r = i >> log2n2, c = i & (n2 - 1);
         out[off + i] = s2d_scaled(sh[s2d_pad((r << log2n2) + s2d_rev(c, log2n2))], scale);
@@ -373,7 +459,7 @@ fft2_cols_kernel(C *data, int log2n1, int log2n2, int log2tile, const C *tw, int
         sh[s2d_pad(i)] = img[((size_t)(i >> log2tile) << log2n2) + (i & (tile - 1))];
     __syncthreads();
     s2d_lines cols = {tile, log2n1, 1, 30, 0, tile, log2tile};
-    s2d_dif_lines16(sh, cols, tw, sign, threadIdx.x, blockDim.x);
+    s2d_dif_lines(sh, cols, tw, sign, threadIdx.x, blockDim.x);
     for (int i = threadIdx.x; i < n1 * tile; i += blockDim.x) {
         const int r = i >> log2tile, j = i & (tile - 1);
         img[((size_t)r << log2n2) + j] =
@@ -492,19 +578,25 @@ static cudaError_t fft2_launch(const C *in, C *out, int n1, int n2, int batch, i
 
 /* Per slice (threadIdx.y of a block): the M x mfft array A of the slice's
  * non-zero rows, and a column buffer of mfft x group.
- *   1. A <- the slice, columns padded (mode b - h at column (b - h) mod mfft)
- *   2. forward DIF on the M rows: A[a][p] = row spectrum at column rev(p)
- *   3. per group of columns: pad rows into the buffer (slice row a at
- *      (a - h) mod mfft), forward DIF, times S at (rev q, rev p) (S comes
- *      permuted: s_perm[q][p]), inverse DIT, keep the M rows back in A
- *   4. inverse DIT on the M rows: natural columns
- *   5. crop the M columns, scale by 1/mfft^2.
+ *   1. forward DIF on the M rows of A, the first step reading the slice
+ *      from global memory with its columns padded (mode b - h at column
+ *      (b - h) mod mfft): A[a][p] = row spectrum at column rev(p)
+ *   2. per group of columns: forward DIF, the first step reading the
+ *      column from A with its rows padded (slice row a at (a - h) mod
+ *      mfft); the last DIF step, the product with S at (rev q, rev p) (S
+ *      comes permuted: s_perm[q][p]) and the first inverse DIT step in one
+ *      visit; the rest of the inverse DIT, the last step storing only the
+ *      M kept rows back into A
+ *   3. inverse DIT on the M rows, the last step storing the M kept
+ *      columns, scaled by 1/mfft^2, to global memory.
  * Only the M non-zero rows are ever transformed along rows, in both
- * directions; the slice is read once and the result written once. */
-template <typename T>
-__global__ void conv2d_kernel(const typename s2d_cpx<T>::type *slices, const T *shapes_perm,
-                              typename s2d_cpx<T>::type *out, int log2nf, int m, int group,
-                              int batch, int per_shape, const typename s2d_cpx<T>::type *tw)
+ * directions; the slice is read once and the result written once, and
+ * no pass over shared memory only pads, multiplies or copies. Steps of
+ * radix 2^LRMAX. */
+template <typename T, int LRMAX, int MAX_THREADS>
+__global__ void __launch_bounds__(MAX_THREADS) conv2d_kernel(
+    const typename s2d_cpx<T>::type *slices, const T *shapes_perm, typename s2d_cpx<T>::type *out,
+    int log2nf, int m, int group, int batch, int per_shape, const typename s2d_cpx<T>::type *tw)
 {
     typedef typename s2d_cpx<T>::type C;
     extern __shared__ unsigned char s2d_smem[];
@@ -515,56 +607,66 @@ __global__ void conv2d_kernel(const typename s2d_cpx<T>::type *slices, const T *
     C *buf = a_rows + s2d_padded(m * nf);
     const int tid = threadIdx.x, nth = blockDim.x;
     const int slice = blockIdx.x * blockDim.y + threadIdx.y;
-    const int valid = slice < batch;
+    const bool valid = slice < batch;
     const C *x = slices + (size_t)slice * m * m;
+    C *y = out + (size_t)slice * m * m;
     const T *s = shapes_perm + (size_t)((valid ? slice : 0) / per_shape) * nf * nf;
+    const T scale = (T)1 / ((T)nf * (T)nf);
     const C zero = {0, 0};
+    const s2d_steps<LRMAX> steps(log2nf);
+    const int last = steps.count - 1;
 
-    for (int i = tid; i < m * nf; i += nth)
-        a_rows[s2d_pad(i)] = zero;
-    __syncthreads();
-    if (valid)
-        for (int i = tid; i < m * m; i += nth) {
-            const int a = i / m, b = i - a * m;
-            a_rows[s2d_pad(a * nf + ((b - h) & mask))] = x[i];
-        }
-    __syncthreads();
+    /* element e of line `line`: rows of A, columns of the group in buf */
+    auto a_elem = [&](int row, int e) -> C & { return a_rows[s2d_pad(row * nf + e)]; };
+    auto from_a = [&](int row, int e) { return a_elem(row, e); };
+    auto to_a = [&](int row, int e, C v) { a_elem(row, e) = v; };
+    auto from_slice = [&](int row, int e) {
+        const int b = (e + h) & mask;
+        return valid && b < m ? x[row * m + b] : zero;
+    };
+    auto to_result = [&](int row, int e, C v) {
+        const int b = (e + h) & mask;
+        if (valid && b < m)
+            y[row * m + b] = s2d_scaled(v, scale);
+    };
+
     const s2d_lines rows = {m, log2nf, nf, 30, 0, 1, -1};
-    s2d_dif_lines16(a_rows, rows, tw, -1, tid, nth);
+    s2d_step_lr<1, LRMAX>(steps.lr(0), rows, steps.lgl(0), tw, -1, tid, nth, from_slice, to_a);
+    for (int i = 1; i < steps.count; i++)
+        s2d_step_lr<1, LRMAX>(steps.lr(i), rows, steps.lgl(i), tw, -1, tid, nth, from_a, to_a);
+
     const s2d_lines cols = {group, log2nf, 1, 30, 0, group, lg_group};
     for (int p0 = 0; p0 < nf; p0 += group) {
-        for (int i = tid; i < nf * group; i += nth) {
-            const int q = i >> lg_group, j = i & (group - 1), a = (q + h) & mask;
-            buf[s2d_pad(i)] = a < m ? a_rows[s2d_pad(a * nf + p0 + j)] : zero;
+        auto b_elem = [&](int col, int e) -> C & { return buf[s2d_pad((e << lg_group) + col)]; };
+        auto from_buf = [&](int col, int e) { return b_elem(col, e); };
+        auto to_buf = [&](int col, int e, C v) { b_elem(col, e) = v; };
+        auto from_a_col = [&](int col, int e) {
+            const int a = (e + h) & mask;
+            return a < m ? a_elem(a, p0 + col) : zero;
+        };
+        auto to_a_col = [&](int col, int e, C v) {
+            const int a = (e + h) & mask;
+            if (a < m)
+                a_elem(a, p0 + col) = v;
+        };
+        auto times_s = [&](int col, int e, C v) { return s2d_scaled(v, s[(e << log2nf) + p0 + col]); };
+        if (last == 0) {
+            s2d_step_dif_mid_dit_lr<LRMAX, C>(steps.lr(0), cols, tid, nth, from_a_col, times_s,
+                                              to_a_col);
+            continue;
         }
-        __syncthreads();
-        s2d_dif_lines16(buf, cols, tw, -1, tid, nth);
-        for (int i = tid; i < nf * group; i += nth) {
-            const int q = i >> lg_group, j = i & (group - 1);
-            const T f = s[(q << log2nf) + p0 + j];
-            buf[s2d_pad(i)].x *= f;
-            buf[s2d_pad(i)].y *= f;
-        }
-        __syncthreads();
-        s2d_dit_lines16(buf, cols, tw, 1, tid, nth);
-        for (int i = tid; i < m * group; i += nth) {
-            const int a = i >> lg_group, j = i & (group - 1);
-            a_rows[s2d_pad(a * nf + p0 + j)] = buf[s2d_pad((((a - h) & mask) << lg_group) + j)];
-        }
-        __syncthreads();
+        s2d_step_lr<1, LRMAX>(steps.lr(0), cols, steps.lgl(0), tw, -1, tid, nth, from_a_col, to_buf);
+        for (int i = 1; i < last; i++)
+            s2d_step_lr<1, LRMAX>(steps.lr(i), cols, steps.lgl(i), tw, -1, tid, nth, from_buf, to_buf);
+        s2d_step_dif_mid_dit_lr<LRMAX, C>(steps.lr(last), cols, tid, nth, from_buf, times_s, to_buf);
+        for (int i = last - 1; i > 0; i--)
+            s2d_step_lr<0, LRMAX>(steps.lr(i), cols, steps.lgl(i), tw, 1, tid, nth, from_buf, to_buf);
+        s2d_step_lr<0, LRMAX>(steps.lr(0), cols, steps.lgl(0), tw, 1, tid, nth, from_buf, to_a_col);
     }
-    s2d_dit_lines16(a_rows, rows, tw, 1, tid, nth);
-    if (valid) {
-        const T scale = (T)1 / ((T)nf * (T)nf);
-        C *y = out + (size_t)slice * m * m;
-        for (int i = tid; i < m * m; i += nth) {
-            const int a = i / m, b = i - a * m;
-            C v = a_rows[s2d_pad(a * nf + ((b - h) & mask))];
-            v.x *= scale;
-            v.y *= scale;
-            y[i] = v;
-        }
-    }
+
+    for (int i = last; i > 0; i--)
+        s2d_step_lr<0, LRMAX>(steps.lr(i), rows, steps.lgl(i), tw, 1, tid, nth, from_a, to_a);
+    s2d_step_lr<0, LRMAX>(steps.lr(0), rows, steps.lgl(0), tw, 1, tid, nth, from_a, to_result);
 }
 
 /* How conv2d_launch runs an mfft x mfft convolution of M x M slices. */
@@ -575,60 +677,93 @@ struct conv2d_shape {
     size_t smem;
 };
 
-static inline conv2d_shape conv2d_shape_for(int nf, int m, size_t csize, int group)
+/* The kernel variants: radix of the steps and threads a block. Large
+ * images hold one block per SM (shared memory), so more threads there
+ * hide more of the shared-memory latency. (Radix 8 with 512 threads and
+ * radix 4 or 8 with 1024 were slower everywhere on the H200.) */
+struct conv2d_variant {
+    int log2_radix, threads;
+};
+#define CONV2D_VARIANTS 2
+static const conv2d_variant conv2d_variants[CONV2D_VARIANTS] = {{4, 256}, {4, 512}};
+
+static inline conv2d_shape conv2d_shape_for(int nf, int m, size_t csize, int group, int threads)
 {
     conv2d_shape s;
     s.group = group < 1 ? 1 : group > nf ? nf : group;
     const int items = s.group * nf / 16;   /* radix-16 groups of a column step */
     const size_t per_slice = (size_t)(s2d_padded(m * nf) + s2d_padded(nf * s.group)) * csize;
-    /* small slices share a block (256 threads), as long as they take
-     * little shared memory together */
-    int slices = 256 / (items < 32 ? 32 : items > 256 ? 256 : items);
+    /* small slices share a block, as long as they take little shared
+     * memory together */
+    int slices = threads / (items < 32 ? 32 : items > threads ? threads : items);
     while (slices > 1 && slices * per_slice > CONV2D_SHARED_SLICES_BYTES)
         slices /= 2;
     s.slices = slices;
-    s.threads_x = 256 / slices;
+    s.threads_x = threads / slices;
     s.smem = (size_t)s.slices * per_slice;
     return s;
 }
 
 /* The widest column group (more threads busy in the column steps) that
  * fits smem_limit bytes; 0: the least shared memory. */
-static inline conv2d_shape conv2d_shape_of(int nf, int m, size_t csize, size_t smem_limit)
+static inline conv2d_shape conv2d_shape_of(int nf, int m, size_t csize, size_t smem_limit,
+                                           int threads = 256)
 {
     for (int group = 4096 / nf; smem_limit > 0 && group > 1024 / nf; group /= 2) {
-        const conv2d_shape s = conv2d_shape_for(nf, m, csize, group);
+        const conv2d_shape s = conv2d_shape_for(nf, m, csize, group, threads);
         if (s.smem <= smem_limit)
             return s;
     }
-    return conv2d_shape_for(nf, m, csize, 1024 / nf);
+    return conv2d_shape_for(nf, m, csize, 1024 / nf, threads);
 }
 
-/* Fused convolution of batch M x M slices with n_shapes S arrays (one per
- * per_shape consecutive slices), S permuted to bit-reversed order:
- * shapes_perm[q][p] = S[rev q][rev p]. mfft a power of two, 4..FFT2D_TW_N. */
-template <typename T>
-static cudaError_t conv2d_launch(const typename s2d_cpx<T>::type *slices, const T *shapes_perm,
-                                 typename s2d_cpx<T>::type *out, int nf, int m, int batch,
-                                 int per_shape, const typename s2d_cpx<T>::type *tw,
-                                 cudaStream_t stream)
+template <typename T, int LRMAX, int MAX_THREADS>
+static cudaError_t conv2d_launch_v(const typename s2d_cpx<T>::type *slices, const T *shapes_perm,
+                                   typename s2d_cpx<T>::type *out, int nf, int m, int batch,
+                                   int per_shape, const typename s2d_cpx<T>::type *tw,
+                                   int smem_limit, cudaStream_t stream)
 {
-    typedef typename s2d_cpx<T>::type C;
-    int dev = 0, limit = 0;
-    cudaError_t e = cudaGetDevice(&dev);
-    if (e == cudaSuccess)
-        e = cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
-    if (e != cudaSuccess)
-        return e;
-    const conv2d_shape s = conv2d_shape_of(nf, m, sizeof(C), (size_t)limit);
-    e = s2d_allow_smem((const void *)conv2d_kernel<T>, s.smem);
+    const conv2d_shape s =
+        conv2d_shape_of(nf, m, sizeof(typename s2d_cpx<T>::type), (size_t)smem_limit, MAX_THREADS);
+    cudaError_t e = s2d_allow_smem((const void *)conv2d_kernel<T, LRMAX, MAX_THREADS>, s.smem);
     if (e != cudaSuccess)
         return e;
     const int blocks = (batch + s.slices - 1) / s.slices;
     dim3 block((unsigned)s.threads_x, (unsigned)s.slices);
-    conv2d_kernel<T><<<blocks, block, s.smem, stream>>>(slices, shapes_perm, out, s2d_log2(nf), m,
-                                                        s.group, batch, per_shape, tw);
+    conv2d_kernel<T, LRMAX, MAX_THREADS><<<blocks, block, s.smem, stream>>>(
+        slices, shapes_perm, out, s2d_log2(nf), m, s.group, batch, per_shape, tw);
     return cudaGetLastError();
+}
+
+/* Fused convolution of batch M x M slices with n_shapes S arrays (one per
+ * per_shape consecutive slices), S permuted to bit-reversed order:
+ * shapes_perm[q][p] = S[rev q][rev p]. mfft a power of two, 4..FFT2D_TW_N.
+ * variant: an index of conv2d_variants, -1 for the default. */
+template <typename T>
+static cudaError_t conv2d_launch(const typename s2d_cpx<T>::type *slices, const T *shapes_perm,
+                                 typename s2d_cpx<T>::type *out, int nf, int m, int batch,
+                                 int per_shape, const typename s2d_cpx<T>::type *tw,
+                                 cudaStream_t stream, int variant = -1)
+{
+    int dev = 0, limit = 0, sms = 0;
+    cudaError_t e = cudaGetDevice(&dev);
+    if (e == cudaSuccess)
+        e = cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
+    if (e == cudaSuccess)
+        e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    if (e != cudaSuccess)
+        return e;
+    /* measured side by side on the H200 (bench/RESULTS.md): 512 threads
+     * where a slice fills most of an SM's shared memory in double
+     * precision, or where there are too few slices to fill the SMs */
+    if (variant < 0)
+        variant = nf >= 64 && (sizeof(T) == 8 || batch < 4 * sms) ? 1 : 0;
+#define CONV2D_ARGS slices, shapes_perm, out, nf, m, batch, per_shape, tw, limit, stream
+    switch (variant < 0 ? 0 : variant) {
+    case 1: return conv2d_launch_v<T, 4, 512>(CONV2D_ARGS);
+    default: return conv2d_launch_v<T, 4, 256>(CONV2D_ARGS);
+    }
+#undef CONV2D_ARGS
 }
 
 /* ---- batched tridiagonal solve ---- */

@@ -300,6 +300,31 @@ static void bench_conv(int nf, int m, int batch, int n_shapes, double copy_gbs)
     const double err = in_eps<T>(num, den) / (2 * log2((double)nf));
     const float ms_ours =
         median_ms(RUNS, [&] { conv2d_launch<T>(x, s_perm, y, nf, m, batch, per_shape, tw, 0); });
+    /* the kernel variants side by side, each checked first */
+    char variants[400] = "";
+    for (int v = 0; v < CONV2D_VARIANTS; v++) {
+        CHECK(cudaMemset(y, 0xff, per * batch * sizeof(C)));
+        const cudaError_t launched = conv2d_launch<T>(x, s_perm, y, nf, m, batch, per_shape, tw, 0, v);
+        const size_t used = strlen(variants);
+        if (launched != cudaSuccess) {   /* e.g. more shared memory than the device has */
+            cudaGetLastError();
+            snprintf(variants + used, sizeof variants - used, "%sr%d/%d: -", used ? "; " : "",
+                     1 << conv2d_variants[v].log2_radix, conv2d_variants[v].threads);
+            continue;
+        }
+        CHECK(cudaDeviceSynchronize());
+        T *hv = to_host<T>(y, 2 * per * batch);
+        long double vn = 0, vd = 0;
+        add_error(hv, want0, 2 * per, &vn, &vd);
+        add_error(hv + 2 * per * (batch - 1), want1, 2 * per, &vn, &vd);
+        free(hv);
+        const double verr = in_eps<T>(vn, vd) / (2 * log2((double)nf));
+        const float ms = median_ms(
+            RUNS, [&] { conv2d_launch<T>(x, s_perm, y, nf, m, batch, per_shape, tw, 0, v); });
+        snprintf(variants + used, sizeof variants - used, "%sr%d/%d: %.3f ms (err %.2f)",
+                 used ? "; " : "", 1 << conv2d_variants[v].log2_radix, conv2d_variants[v].threads,
+                 ms, verr);
+    }
 
     /* the cuFFT pipeline */
     C *img;
@@ -337,9 +362,9 @@ static void bench_conv(int nf, int m, int batch, int n_shapes, double copy_gbs)
     /* minimum traffic: slices in, results out, S once */
     const double bytes = 2.0 * per * batch * sizeof(C) + (double)area * n_shapes * sizeof(T);
     const double gbs = bytes / (ms_ours * 1e-3) / 1e9;
-    printf("| conv2d %s | %d | %d | %d | %d | %.3f | %.0f | %.0f%% | %.3f | %.2f | %.2f | %.2f |\n",
+    printf("| conv2d %s | %d | %d | %d | %d | %.3f | %.0f | %.0f%% | %.3f | %.2f | %.2f | %.2f | %s |\n",
            sizeof(T) == 8 ? "f64" : "f32", nf, m, batch, n_shapes, ms_ours, gbs,
-           100 * gbs / copy_gbs, ms_cufft, ms_cufft / ms_ours, err, err_cufft);
+           100 * gbs / copy_gbs, ms_cufft, ms_cufft / ms_ours, err, err_cufft, variants);
     CHECK_FFT(cufftDestroy(plan));
     CHECK(cudaFree(img));
     CHECK(cudaFree(x));
@@ -514,7 +539,7 @@ int main(int argc, char **argv)
            "crop/scale; GB/s: slices in, results out, S once; error: two slices against the "
            "block-Toeplitz sum, in eps log2(mfft^2)\n\n");
     printf("| kernel | mfft | M | slices | S | ours ms | GB/s | of copy | cuFFT pipeline ms | "
-           "speed-up | err | pipeline err |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+           "speed-up | err | pipeline err | variants (radix/threads) |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     const int conv[4][2] = {{16, 7}, {32, 15}, {64, 31}, {128, 63}};
     for (int p = 0; p < 2; p++)
         for (int i = 0; i < 4; i++) {
