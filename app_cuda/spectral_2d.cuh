@@ -17,6 +17,7 @@
 #define ORRERY_CUDA_SPECTRAL_2D_CUH
 
 #include <cuda_runtime.h>
+#include <stdint.h>
 
 #define FFT2D_LOG2_TW_N 12
 #define FFT2D_TW_N (1 << FFT2D_LOG2_TW_N)   /* the longest side the kernels take */
@@ -33,7 +34,7 @@
 #define CONV2D_SHARED_SLICES_BYTES (64 * 1024)
 #define TRIDIAG_MAX_N 2048
 #define TRIDIAG_ROWS_PER_THREAD 8   /* the default chunk of the partition method */
-#define TRIDIAG_THREADS 256         /* a block, unless one system needs more */
+#define TRIDIAG_THREADS 64          /* a block, unless one system needs more */
 
 template <typename T> struct s2d_cpx;
 template <> struct s2d_cpx<double> { typedef double2 type; };
@@ -683,11 +684,15 @@ struct conv2d_shape {
  * radix 4 or 8 with 1024 were slower everywhere on the H200.) */
 struct conv2d_variant {
     int log2_radix, threads;
+    int dense;   /* small slices: a thread per radix-16 group of a column step (at
+                    least 16 a slice), blocks of up to CONV2D_DENSE_BYTES */
 };
-#define CONV2D_VARIANTS 2
-static const conv2d_variant conv2d_variants[CONV2D_VARIANTS] = {{4, 256}, {4, 512}};
+#define CONV2D_VARIANTS 3
+static const conv2d_variant conv2d_variants[CONV2D_VARIANTS] = {{4, 256, 0}, {4, 512, 0}, {4, 256, 1}};
+#define CONV2D_DENSE_BYTES (112 * 1024)   /* two blocks an SM on sm_90 */
 
-static inline conv2d_shape conv2d_shape_for(int nf, int m, size_t csize, int group, int threads)
+static inline conv2d_shape conv2d_shape_for(int nf, int m, size_t csize, int group, int threads,
+                                            int dense = 0)
 {
     conv2d_shape s;
     s.group = group < 1 ? 1 : group > nf ? nf : group;
@@ -695,8 +700,9 @@ static inline conv2d_shape conv2d_shape_for(int nf, int m, size_t csize, int gro
     const size_t per_slice = (size_t)(s2d_padded(m * nf) + s2d_padded(nf * s.group)) * csize;
     /* small slices share a block, as long as they take little shared
      * memory together */
-    int slices = threads / (items < 32 ? 32 : items > threads ? threads : items);
-    while (slices > 1 && slices * per_slice > CONV2D_SHARED_SLICES_BYTES)
+    const int least = dense ? 16 : 32;
+    int slices = threads / (items < least ? least : items > threads ? threads : items);
+    while (slices > 1 && slices * per_slice > (dense ? CONV2D_DENSE_BYTES : CONV2D_SHARED_SLICES_BYTES))
         slices /= 2;
     s.slices = slices;
     s.threads_x = threads / slices;
@@ -707,10 +713,10 @@ static inline conv2d_shape conv2d_shape_for(int nf, int m, size_t csize, int gro
 /* The widest column group (more threads busy in the column steps) that
  * fits smem_limit bytes; 0: the least shared memory. */
 static inline conv2d_shape conv2d_shape_of(int nf, int m, size_t csize, size_t smem_limit,
-                                           int threads = 256)
+                                           int threads = 256, int dense = 0)
 {
     for (int group = 4096 / nf; smem_limit > 0 && group > 1024 / nf; group /= 2) {
-        const conv2d_shape s = conv2d_shape_for(nf, m, csize, group, threads);
+        const conv2d_shape s = conv2d_shape_for(nf, m, csize, group, threads, dense);
         if (s.smem <= smem_limit)
             return s;
     }
@@ -721,10 +727,10 @@ template <typename T, int LRMAX, int MAX_THREADS>
 static cudaError_t conv2d_launch_v(const typename s2d_cpx<T>::type *slices, const T *shapes_perm,
                                    typename s2d_cpx<T>::type *out, int nf, int m, int batch,
                                    int per_shape, const typename s2d_cpx<T>::type *tw,
-                                   int smem_limit, cudaStream_t stream)
+                                   int smem_limit, int dense, cudaStream_t stream)
 {
-    const conv2d_shape s =
-        conv2d_shape_of(nf, m, sizeof(typename s2d_cpx<T>::type), (size_t)smem_limit, MAX_THREADS);
+    const conv2d_shape s = conv2d_shape_of(nf, m, sizeof(typename s2d_cpx<T>::type),
+                                           (size_t)smem_limit, MAX_THREADS, dense);
     cudaError_t e = s2d_allow_smem((const void *)conv2d_kernel<T, LRMAX, MAX_THREADS>, s.smem);
     if (e != cudaSuccess)
         return e;
@@ -755,13 +761,17 @@ static cudaError_t conv2d_launch(const typename s2d_cpx<T>::type *slices, const 
         return e;
     /* measured side by side on the H200 (bench/RESULTS.md): 512 threads
      * where a slice fills most of an SM's shared memory in double
-     * precision, or where there are too few slices to fill the SMs */
+     * precision, or where there are too few slices to fill the SMs; dense
+     * blocks of small slices where there are many */
     if (variant < 0)
-        variant = nf >= 64 && (sizeof(T) == 8 || batch < 4 * sms) ? 1 : 0;
-#define CONV2D_ARGS slices, shapes_perm, out, nf, m, batch, per_shape, tw, limit, stream
+        variant = nf >= 64 && (sizeof(T) == 8 || batch < 4 * sms) ? 1
+                  : nf <= 32 && batch >= 4 * sms                   ? 2
+                                                                   : 0;
+#define CONV2D_ARGS slices, shapes_perm, out, nf, m, batch, per_shape, tw, limit
     switch (variant < 0 ? 0 : variant) {
-    case 1: return conv2d_launch_v<T, 4, 512>(CONV2D_ARGS);
-    default: return conv2d_launch_v<T, 4, 256>(CONV2D_ARGS);
+    case 1: return conv2d_launch_v<T, 4, 512>(CONV2D_ARGS, 0, stream);
+    case 2: return conv2d_launch_v<T, 4, 256>(CONV2D_ARGS, 1, stream);
+    default: return conv2d_launch_v<T, 4, 256>(CONV2D_ARGS, 0, stream);
     }
 #undef CONV2D_ARGS
 }
@@ -860,7 +870,46 @@ __device__ __forceinline__ void tridiag_stage_in(const T *__restrict__ src, T *t
     __syncwarp();
 }
 
+/* 16 bytes of T */
+template <typename T> struct tridiag_vec;
+template <> struct tridiag_vec<float> { typedef float4 type; };
+template <> struct tridiag_vec<double> { typedef double2 type; };
+
+/* A thread's own chunk straight from global memory in 16-byte vectors (n
+ * a multiple of a vector's elements, arrays 16-byte aligned): a vector is
+ * wholly inside the system or wholly past its end. */
 template <typename T, int M>
+__device__ __forceinline__ void tridiag_load_direct(const T *__restrict__ src, T (&v)[M],
+                                                    long sys, int t, int n, long batch, int which)
+{
+    typedef typename tridiag_vec<T>::type V;
+    const int per = (int)(sizeof(V) / sizeof(T));
+#pragma unroll
+    for (int j = 0; j < M / per; j++) {
+        const int row = t * M + j * per;
+        V w;
+        if (sys < batch && row < n) {
+            w = *reinterpret_cast<const V *>(src + sys * n + row);
+        } else {
+            const T pad = which == 1 ? (T)1 : (T)0;
+            reinterpret_cast<T *>(&w)[0] = pad;
+            reinterpret_cast<T *>(&w)[1] = pad;
+            if (per == 4) {
+                reinterpret_cast<T *>(&w)[2] = pad;
+                reinterpret_cast<T *>(&w)[3] = pad;
+            }
+        }
+#pragma unroll
+        for (int e = 0; e < per; e++)
+            v[j * per + e] = reinterpret_cast<const T *>(&w)[e];
+    }
+#pragma unroll
+    for (int k = 0; k < M; k++)
+        if ((which == 0 && t * M + k == 0) || (which == 2 && t * M + k == n - 1))
+            v[k] = 0;
+}
+
+template <typename T, int M, bool DIRECT>
 __global__ void __launch_bounds__(M == 4 ? 512 : 256)
 tridiag_kernel(const T *dl, const T *dg, const T *du, const T *rhs, T *x, int n, long batch,
                int tps_log2)
@@ -869,12 +918,21 @@ tridiag_kernel(const T *dl, const T *dg, const T *du, const T *rhs, T *x, int n,
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, bd = blockDim.x;
     T *tile = reinterpret_cast<T *>(s2d_smem) + warp * 32 * (M + 1);
     const long warp_first = (long)blockIdx.x * bd + warp * 32;
+    const long my_sys = (warp_first + lane) >> tps_log2;
+    const int my_t = (int)((warp_first + lane) & ((1 << tps_log2) - 1));
 
     T a[M], b[M], c[M], d[M];
-    tridiag_stage_in<T, M>(dl, tile, a, warp_first, n, tps_log2, batch, 0);
-    tridiag_stage_in<T, M>(dg, tile, b, warp_first, n, tps_log2, batch, 1);
-    tridiag_stage_in<T, M>(du, tile, c, warp_first, n, tps_log2, batch, 2);
-    tridiag_stage_in<T, M>(rhs, tile, d, warp_first, n, tps_log2, batch, 3);
+    if (DIRECT) {
+        tridiag_load_direct<T, M>(dl, a, my_sys, my_t, n, batch, 0);
+        tridiag_load_direct<T, M>(dg, b, my_sys, my_t, n, batch, 1);
+        tridiag_load_direct<T, M>(du, c, my_sys, my_t, n, batch, 2);
+        tridiag_load_direct<T, M>(rhs, d, my_sys, my_t, n, batch, 3);
+    } else {
+        tridiag_stage_in<T, M>(dl, tile, a, warp_first, n, tps_log2, batch, 0);
+        tridiag_stage_in<T, M>(dg, tile, b, warp_first, n, tps_log2, batch, 1);
+        tridiag_stage_in<T, M>(du, tile, c, warp_first, n, tps_log2, batch, 2);
+        tridiag_stage_in<T, M>(rhs, tile, d, warp_first, n, tps_log2, batch, 3);
+    }
 
     /* 1. down: row k becomes a[k] x_0 + x_k + c[k] x_{k+1} = d[k] (k >= 1;
      * row 0 keeps its left neighbour) */
@@ -932,9 +990,11 @@ tridiag_kernel(const T *dl, const T *dg, const T *du, const T *rhs, T *x, int n,
         }
     } else {
         /* across warps: through shared memory, row e of the block at
-         * (e & 1) * bd + e / 2 so that a warp's accesses are consecutive */
-        tridiag_row<T> *rs = reinterpret_cast<tridiag_row<T> *>(
+         * (e & 1) * bd + e / 2 so that a warp's accesses are consecutive;
+         * two copies, read one and write the other, one barrier a step */
+        tridiag_row<T> *const rs_first = reinterpret_cast<tridiag_row<T> *>(
             reinterpret_cast<T *>(s2d_smem) + (bd / 32) * 32 * (M + 1));
+        tridiag_row<T> *rs = rs_first;
         const int base = threadIdx.x - t;   /* the system's first thread in the block */
         rs[threadIdx.x] = r[0];
         rs[bd + threadIdx.x] = r[1];
@@ -949,16 +1009,33 @@ tridiag_kernel(const T *dl, const T *dg, const T *du, const T *rhs, T *x, int n,
                 const tridiag_row<T> right = hi < rows ? rs[(hi & 1) * bd + base + (hi >> 1)] : zero;
                 n[j] = tridiag_pcr_row(r[j], left, right, lo >= 0, hi < rows);
             }
-            __syncthreads();
             r[0] = n[0];
             r[1] = n[1];
+            rs = rs == rs_first ? rs_first + 2 * bd : rs_first;
             rs[threadIdx.x] = r[0];
             rs[bd + threadIdx.x] = r[1];
         }
     }
 
-    /* 3. back into the chunk, staged out through the tile */
+    /* 3. back into the chunk */
     const T first = r[0].d, last = r[1].d;
+    if (DIRECT) {
+        typedef typename tridiag_vec<T>::type V;
+        const int per = (int)(sizeof(V) / sizeof(T));
+        T xs[M];
+        xs[0] = first;
+        xs[M - 1] = last;
+#pragma unroll
+        for (int k = 1; k < M - 1; k++)
+            xs[k] = d[k] - a[k] * first - c[k] * last;
+#pragma unroll
+        for (int j = 0; j < M / per; j++) {
+            const int row = my_t * M + j * per;
+            if (my_sys < batch && row < n)
+                *reinterpret_cast<V *>(x + my_sys * n + row) = *reinterpret_cast<const V *>(&xs[j * per]);
+        }
+        return;
+    }
     tile[lane * (M + 1)] = first;
     tile[lane * (M + 1) + M - 1] = last;
 #pragma unroll
@@ -986,46 +1063,66 @@ static inline tridiag_shape tridiag_shape_of(int n, size_t tsize, int rows_per_t
                                              int block = 0)
 {
     tridiag_shape s;
-    s.rows_per_thread = rows_per_thread ? rows_per_thread : TRIDIAG_ROWS_PER_THREAD;
+    /* measured on the H200 (bench/RESULTS.md): single precision long
+     * systems gain from 16 rows a thread, fewer threads in the PCR */
+    s.rows_per_thread = rows_per_thread          ? rows_per_thread
+                        : tsize == 4 && n >= 1024 ? 16
+                                                  : TRIDIAG_ROWS_PER_THREAD;
     s.tps_log2 = 0;
     while ((s.rows_per_thread << s.tps_log2) < n)
         s.tps_log2++;
     if (!block)
         block = TRIDIAG_THREADS;
     s.threads = (1 << s.tps_log2) > block ? 1 << s.tps_log2 : block;
-    s.smem = ((size_t)s.threads * (s.rows_per_thread + 1) + (size_t)6 * s.threads) * tsize;
+    s.smem = ((size_t)s.threads * (s.rows_per_thread + 1) + (size_t)12 * s.threads) * tsize;
     return s;
 }
 
-template <typename T, int M>
+template <typename T, int M, bool DIRECT>
 static cudaError_t tridiag_launch_m(const T *dl, const T *d, const T *du, const T *rhs, T *x,
                                     int n, long batch, const tridiag_shape &s, cudaStream_t stream)
 {
-    cudaError_t e = s2d_allow_smem((const void *)tridiag_kernel<T, M>, s.smem);
+    cudaError_t e = s2d_allow_smem((const void *)tridiag_kernel<T, M, DIRECT>, s.smem);
     if (e != cudaSuccess)
         return e;
     const long threads = batch << s.tps_log2;
     const long blocks = (threads + s.threads - 1) / s.threads;
-    tridiag_kernel<T, M><<<(unsigned)blocks, s.threads, s.smem, stream>>>(dl, d, du, rhs, x, n,
-                                                                          batch, s.tps_log2);
+    tridiag_kernel<T, M, DIRECT><<<(unsigned)blocks, s.threads, s.smem, stream>>>(
+        dl, d, du, rhs, x, n, batch, s.tps_log2);
     return cudaGetLastError();
+}
+
+/* whether every array is 16-byte aligned and n a whole number of vectors */
+template <typename T>
+static inline bool tridiag_direct_ok(const T *dl, const T *d, const T *du, const T *rhs, const T *x,
+                                     int n)
+{
+    const size_t per = 16 / sizeof(T);
+    const uintptr_t any = (uintptr_t)dl | (uintptr_t)d | (uintptr_t)du | (uintptr_t)rhs | (uintptr_t)x;
+    return n % per == 0 && any % 16 == 0;
 }
 
 /* x = A^-1 rhs for batch systems of n rows (1 <= n <= TRIDIAG_MAX_N), the
  * layout of cuSPARSE gtsv2StridedBatch; x may be rhs. rows_per_thread: 4,
- * 8 or 16, block: threads a block (0: the defaults), for the benchmark's
- * comparison. */
+ * 8 or 16, block: threads a block, staging: 1 to load through the shared
+ * tile even where the arrays allow 16-byte loads of each thread's own rows
+ * (0: the defaults), for the benchmark's comparison. */
 template <typename T>
 static cudaError_t tridiag_launch(const T *dl, const T *d, const T *du, const T *rhs, T *x, int n,
                                   int batch, cudaStream_t stream, int rows_per_thread = 0,
-                                  int block = 0)
+                                  int block = 0, int staging = 0)
 {
     const tridiag_shape s = tridiag_shape_of(n, sizeof(T), rows_per_thread, block);
+    const bool direct = staging != 1 && tridiag_direct_ok(dl, d, du, rhs, x, n);
+#define TRIDIAG_GO(M)                                                                             \
+    return direct ? tridiag_launch_m<T, M, true>(dl, d, du, rhs, x, n, batch, s, stream)         \
+                  : tridiag_launch_m<T, M, false>(dl, d, du, rhs, x, n, batch, s, stream)
     switch (s.rows_per_thread) {
-    case 4: return tridiag_launch_m<T, 4>(dl, d, du, rhs, x, n, batch, s, stream);
-    case 16: return tridiag_launch_m<T, 16>(dl, d, du, rhs, x, n, batch, s, stream);
-    default: return tridiag_launch_m<T, 8>(dl, d, du, rhs, x, n, batch, s, stream);
+    case 4: TRIDIAG_GO(4);
+    case 16: TRIDIAG_GO(16);
+    default: TRIDIAG_GO(8);
     }
+#undef TRIDIAG_GO
 }
 
 #endif

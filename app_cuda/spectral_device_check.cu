@@ -146,7 +146,8 @@ template <typename T> static int check_precision(double *worst_all)
  * off-diagonals in [-1, 1]), the first row's dl and the last row's du set
  * to garbage the solver must ignore.
  * Returns the worst relative L2 error of any system, in eps. */
-template <typename T> static double check_tridiag(int n, int batch, int chunk, int in_place)
+template <typename T>
+static double check_tridiag(int n, int batch, int chunk, int in_place, int staged)
 {
     const size_t count = (size_t)n * batch;
     T *h[4];
@@ -169,7 +170,8 @@ template <typename T> static double check_tridiag(int n, int batch, int chunk, i
     if (!in_place)
         CHECK(cudaMemset(out, 0xff, count * sizeof(T)));   /* poison: NaN */
     double worst = 0;
-    if (tridiag_launch<T>(dev[0], dev[1], dev[2], dev[3], out, n, batch, 0, chunk) != cudaSuccess ||
+    if (tridiag_launch<T>(dev[0], dev[1], dev[2], dev[3], out, n, batch, 0, chunk, 0, staged) !=
+            cudaSuccess ||
         cudaDeviceSynchronize() != cudaSuccess)
         worst = INFINITY;
     T *got = (T *)malloc(count * sizeof(T));
@@ -215,14 +217,17 @@ template <typename T> static int check_tridiag_precision(double *worst_all)
                 /* a few thousand rows, never a whole number of blocks */
                 const int batch = (rows < 4096 ? 4096 / rows : 1) + 5;
                 const int in_place = (rows + c) & 1;
-                const double e = check_tridiag<T>(rows, batch, chunks[c], in_place);
-                const int ok = e <= 50;
-                failures += !ok;
-                if (!(e <= *worst_all))
-                    *worst_all = e;
-                printf("%s tridiag %s n=%-5d batch %-5d chunk %-2d %s error %.2f eps\n",
-                       ok ? "PASS" : "FAIL", sizeof(T) == 8 ? "f64" : "f32", rows, batch,
-                       chunks[c], in_place ? "in place" : "out of place", e);
+                for (int staged = 0; staged < 2; staged++) {
+                    const double e = check_tridiag<T>(rows, batch, chunks[c], in_place, staged);
+                    const int ok = e <= 50;
+                    failures += !ok;
+                    if (!(e <= *worst_all))
+                        *worst_all = e;
+                    printf("%s tridiag %s n=%-5d batch %-5d chunk %-2d %s%s error %.2f eps\n",
+                           ok ? "PASS" : "FAIL", sizeof(T) == 8 ? "f64" : "f32", rows, batch,
+                           chunks[c], in_place ? "in place" : "out of place",
+                           staged ? ", staged" : "", e);
+                }
             }
     return failures;
 }

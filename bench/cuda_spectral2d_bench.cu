@@ -308,8 +308,9 @@ static void bench_conv(int nf, int m, int batch, int n_shapes, double copy_gbs)
         const size_t used = strlen(variants);
         if (launched != cudaSuccess) {   /* e.g. more shared memory than the device has */
             cudaGetLastError();
-            snprintf(variants + used, sizeof variants - used, "%sr%d/%d: -", used ? "; " : "",
-                     1 << conv2d_variants[v].log2_radix, conv2d_variants[v].threads);
+            snprintf(variants + used, sizeof variants - used, "%sr%d/%d%s: -", used ? "; " : "",
+                     1 << conv2d_variants[v].log2_radix, conv2d_variants[v].threads,
+                     conv2d_variants[v].dense ? " dense" : "");
             continue;
         }
         CHECK(cudaDeviceSynchronize());
@@ -321,9 +322,9 @@ static void bench_conv(int nf, int m, int batch, int n_shapes, double copy_gbs)
         const double verr = in_eps<T>(vn, vd) / (2 * log2((double)nf));
         const float ms = median_ms(
             RUNS, [&] { conv2d_launch<T>(x, s_perm, y, nf, m, batch, per_shape, tw, 0, v); });
-        snprintf(variants + used, sizeof variants - used, "%sr%d/%d: %.3f ms (err %.2f)",
+        snprintf(variants + used, sizeof variants - used, "%sr%d/%d%s: %.3f ms (err %.2f)",
                  used ? "; " : "", 1 << conv2d_variants[v].log2_radix, conv2d_variants[v].threads,
-                 ms, verr);
+                 conv2d_variants[v].dense ? " dense" : "", ms, verr);
     }
 
     /* the cuFFT pipeline */
@@ -441,14 +442,14 @@ template <typename T> static void bench_tridiag(cusparseHandle_t sp, int n, doub
     double *want1 = tridiag_reference(n, hl + last, hd + last, hu + last, hr + last);
     /* chunk sizes and block sizes side by side (0: the defaults), each
      * checked first */
-    const int shapes[][2] = {{0, 0}, {4, 0}, {16, 0}, {8, 64}, {8, 128}};
+    const int shapes[][3] = {{0, 0, 0}, {0, 0, 1}, {4, 0, 0}, {8, 0, 0}, {16, 0, 0}, {8, 256, 0}};
     float ms_ours = 0;
     double err = 0;
-    char variants[320] = "";
-    for (int v = 0; v < 5; v++) {
-        const int m = shapes[v][0], blk = shapes[v][1];
+    char variants[400] = "";
+    for (int v = 0; v < 6; v++) {
+        const int m = shapes[v][0], blk = shapes[v][1], staged = shapes[v][2];
         CHECK(cudaMemset(x, 0xff, count * sizeof(T)));
-        CHECK(tridiag_launch<T>(dl, dd, du, rhs, x, n, batch, 0, m, blk));
+        CHECK(tridiag_launch<T>(dl, dd, du, rhs, x, n, batch, 0, m, blk, staged));
         CHECK(cudaDeviceSynchronize());
         T *hx = to_host<T>(x, count);
         long double num = 0, den = 0;
@@ -457,14 +458,16 @@ template <typename T> static void bench_tridiag(cusparseHandle_t sp, int n, doub
         free(hx);
         const double e = in_eps<T>(num, den);
         const float ms =
-            median_ms(RUNS, [&] { tridiag_launch<T>(dl, dd, du, rhs, x, n, batch, 0, m, blk); });
+            median_ms(RUNS, [&] { tridiag_launch<T>(dl, dd, du, rhs, x, n, batch, 0, m, blk, staged); });
         if (v == 0) {
             ms_ours = ms;
             err = e;
         } else {
             const size_t used = strlen(variants);
-            snprintf(variants + used, sizeof variants - used, "%s%d rows %d threads: %.3f ms (err %.2f)",
-                     used ? "; " : "", m ? m : TRIDIAG_ROWS_PER_THREAD, blk ? blk : TRIDIAG_THREADS, ms, e);
+            snprintf(variants + used, sizeof variants - used, "%s%d rows %d threads%s: %.3f ms (err %.2f)",
+                     used ? "; " : "", tridiag_shape_of(n, sizeof(T), m, blk).rows_per_thread,
+                     tridiag_shape_of(n, sizeof(T), m, blk).threads,
+                     staged ? " staged" : "", ms, e);
         }
     }
 
