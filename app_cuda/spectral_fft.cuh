@@ -269,6 +269,14 @@ template <bool WARP> __device__ __forceinline__ void pass_barrier()
         __syncthreads();
 }
 
+/* Shared-memory slot of element i of a transform in the radix-R kernels:
+ * one slot of padding after every R. A pass writes each thread's R outputs
+ * to consecutive elements, threads R apart; unpadded, a warp's stores of
+ * one output then all hit the same bank (a 16- or 32-way conflict in the
+ * passes with stride s < R). */
+template <int R> __device__ __forceinline__ int fft_slot(int i) { return i + i / R; }
+static inline size_t fft_padded_len(int n, int radix) { return (size_t)n + n / radix; }
+
 /* tw: the twiddle table in the kernel's precision (rounded once from long
  * double): float2 for float, double2 for double. TW, MINB, WARP: the
  * variants (twiddle16, blocks an SM for __launch_bounds__, pass_barrier);
@@ -280,7 +288,7 @@ fft_c2c_r16(const typename cpx_of<T>::type *in, typename cpx_of<T>::type *out, i
 {
     typedef typename cpx_of<T>::type C;
     extern __shared__ unsigned char smem_raw[];
-    C *sh = reinterpret_cast<C *>(smem_raw) + (size_t)threadIdx.y * n;
+    C *sh = reinterpret_cast<C *>(smem_raw) + (size_t)threadIdx.y * (n + n / 16);
     const int t = blockIdx.x * blockDim.y + threadIdx.y;
     const int tid = threadIdx.x;   /* n / 16 threads a transform */
     const bool live = t < batch;
@@ -294,7 +302,7 @@ fft_c2c_r16(const typename cpx_of<T>::type *in, typename cpx_of<T>::type *out, i
         const int p = tid / s, q = tid % s;
 #pragma unroll
         for (int r = 0; r < 16; r++)
-            v[r] = first ? (live ? src[q + s * (p + r * m)] : C()) : sh[q + s * (p + r * m)];
+            v[r] = first ? (live ? src[q + s * (p + r * m)] : C()) : sh[fft_slot<16>(q + s * (p + r * m))];
         dft16<C, T>(v, sign);
         const bool last = len == 16;
         twiddle16<C, T, TW>(v, tw, p * tstep, sign);
@@ -315,7 +323,7 @@ fft_c2c_r16(const typename cpx_of<T>::type *in, typename cpx_of<T>::type *out, i
         }
 #pragma unroll
         for (int r = 0; r < 16; r++)
-            sh[q + s * (16 * p + r)] = v[r];
+            sh[fft_slot<16>(q + s * (16 * p + r))] = v[r];
         pass_barrier<WARP>();
         len = m;
         s *= 16;
@@ -327,7 +335,7 @@ fft_c2c_r16(const typename cpx_of<T>::type *in, typename cpx_of<T>::type *out, i
         const int q = g * (n / 16) + tid;   /* neighbouring threads, neighbouring q */
 #pragma unroll
         for (int r = 0; r < LAST_R; r++)
-            v[g * LAST_R + r] = sh[q + s * r];
+            v[g * LAST_R + r] = sh[fft_slot<16>(q + s * r)];
     }
     if (LAST_R == 4) {
 #pragma unroll
@@ -395,7 +403,7 @@ fft_c2c_r8(const typename cpx_of<T>::type *in, typename cpx_of<T>::type *out, in
 {
     typedef typename cpx_of<T>::type C;
     extern __shared__ unsigned char smem_raw[];
-    C *sh = reinterpret_cast<C *>(smem_raw) + (size_t)threadIdx.y * n;
+    C *sh = reinterpret_cast<C *>(smem_raw) + (size_t)threadIdx.y * (n + n / 8);
     const int t = blockIdx.x * blockDim.y + threadIdx.y;
     const int tid = threadIdx.x, threads = n / 8;
     const bool live = t < batch;
@@ -409,7 +417,7 @@ fft_c2c_r8(const typename cpx_of<T>::type *in, typename cpx_of<T>::type *out, in
         const int p = tid / s, q = tid % s;
 #pragma unroll
         for (int r = 0; r < 8; r++)
-            v[r] = first ? (live ? src[q + s * (p + r * m)] : C()) : sh[q + s * (p + r * m)];
+            v[r] = first ? (live ? src[q + s * (p + r * m)] : C()) : sh[fft_slot<8>(q + s * (p + r * m))];
         dft8_natural<C, T>(v, sign);
 #pragma unroll
         for (int r = 1; r < 8; r++) {
@@ -432,7 +440,7 @@ fft_c2c_r8(const typename cpx_of<T>::type *in, typename cpx_of<T>::type *out, in
         }
 #pragma unroll
         for (int r = 0; r < 8; r++)
-            sh[q + s * (8 * p + r)] = v[r];
+            sh[fft_slot<8>(q + s * (8 * p + r))] = v[r];
         pass_barrier<WARP>();
         len = m;
         s *= 8;
@@ -443,7 +451,7 @@ fft_c2c_r8(const typename cpx_of<T>::type *in, typename cpx_of<T>::type *out, in
         const int q = g * threads + tid;
 #pragma unroll
         for (int r = 0; r < LAST_R; r++)
-            v[g * LAST_R + r] = sh[q + s * r];
+            v[g * LAST_R + r] = sh[fft_slot<8>(q + s * r)];
     }
     if (LAST_R == 4) {
         dft4<C, T>(v[0], v[1], v[2], v[3], sign);
@@ -480,7 +488,7 @@ static cudaError_t fft_c2c_launch_r8(const void *in, void *out, int n, int batch
         log2n++;
     const int last = 1 << (log2n % 3);   /* 1 (a power of 8), 2 or 4 */
     const int per = n / 8, ty = per >= 256 ? 1 : 256 / per;
-    const size_t smem = (size_t)ty * n * sizeof(C);
+    const size_t smem = (size_t)ty * fft_padded_len(n, 8) * sizeof(C);
     dim3 block(per, ty), grid((batch + ty - 1) / ty);
     const int sign = inverse ? 1 : -1;
     const C *i = (const C *)in;
@@ -516,7 +524,7 @@ static cudaError_t fft_c2c_launch_r16(const void *in, void *out, int n, int batc
         log2n++;
     const int last = 1 << (log2n % 4);   /* 1 (a power of 16), 2, 4 or 8 */
     const int per = n / 16, ty = 256 / per < 1 ? 1 : 256 / per;
-    const size_t smem = (size_t)ty * n * sizeof(C);
+    const size_t smem = (size_t)ty * fft_padded_len(n, 16) * sizeof(C);
     dim3 block(per, ty), grid((batch + ty - 1) / ty);
     const int sign = inverse ? 1 : -1;
     const C *i = (const C *)in;
@@ -542,24 +550,34 @@ static cudaError_t fft_c2c_launch_r16(const void *in, void *out, int n, int batc
 }
 
 /* The C2C variants the bench compares (FFT_C2C_VARIANTS of them). The
- * default per precision is the one that ran fastest over N = 64..4096 on
- * an H200 (bench/RESULTS.md, 2026-11-23): in double, radix 16 with two
- * twiddle loads and warp barriers (3), in single, radix 8 in 64 registers
- * (5). Only a file that defines FFT_ALL_VARIANTS (the bench, the device
- * check) compiles them all; elsewhere the launcher compiles and runs the
- * default whatever variant is asked, which keeps the app's build time and
- * size down (-DFFT_C2C_VARIANT_F64=V, -DFFT_C2C_VARIANT_F32=V build the
- * app with others). */
+ * defaults, per precision and for short (N < 128) and long transforms, are
+ * the ones that ran fastest side by side on an H200 once the shared
+ * buffers were padded (bench/RESULTS.md, 2026-11-23, later session):
+ * double: radix 8 in 128 registers (6) short, radix 16 with two twiddle
+ * loads and warp barriers (3) long; single: radix 8 in 64 registers (5)
+ * short, radix 16 with two twiddle loads at 3 blocks an SM (4) long. Only
+ * a file that defines FFT_ALL_VARIANTS (the bench, the device check)
+ * compiles them all; elsewhere the launcher compiles and runs the defaults
+ * whatever variant is asked, which keeps the app's build time and size
+ * down (-DFFT_C2C_VARIANT_F64_SHORT=V and the like build it with others). */
 #define FFT_C2C_VARIANTS 7
+#define FFT_C2C_SHORT_N 128   /* below: the short default */
+#ifndef FFT_C2C_VARIANT_F64_SHORT
+#define FFT_C2C_VARIANT_F64_SHORT 6
+#endif
 #ifndef FFT_C2C_VARIANT_F64
 #define FFT_C2C_VARIANT_F64 3
 #endif
-#ifndef FFT_C2C_VARIANT_F32
-#define FFT_C2C_VARIANT_F32 5
+#ifndef FFT_C2C_VARIANT_F32_SHORT
+#define FFT_C2C_VARIANT_F32_SHORT 5
 #endif
-template <typename T> constexpr int fft_c2c_default_variant()
+#ifndef FFT_C2C_VARIANT_F32
+#define FFT_C2C_VARIANT_F32 4
+#endif
+template <typename T, bool SHORT> constexpr int fft_c2c_default_variant()
 {
-    return sizeof(T) == sizeof(double) ? FFT_C2C_VARIANT_F64 : FFT_C2C_VARIANT_F32;
+    return sizeof(T) == sizeof(double) ? (SHORT ? FFT_C2C_VARIANT_F64_SHORT : FFT_C2C_VARIANT_F64)
+                                       : (SHORT ? FFT_C2C_VARIANT_F32_SHORT : FFT_C2C_VARIANT_F32);
 }
 static inline const char *fft_c2c_variant_name(int variant)
 {
@@ -616,7 +634,10 @@ static cudaError_t fft_c2c_launch(const void *in, void *out, int n, int batch, c
     if (n < 32)
         return fft_c2c_launch_r4<T>(in, out, n, batch, tw_d, inverse, stream);
 #ifdef FFT_ALL_VARIANTS
-    switch (variant < 0 ? fft_c2c_default_variant<T>() : variant) {
+    if (variant < 0)
+        variant = n < FFT_C2C_SHORT_N ? fft_c2c_default_variant<T, true>()
+                                      : fft_c2c_default_variant<T, false>();
+    switch (variant) {
     case 0: return fft_c2c_launch_variant<T, 0>(in, out, n, batch, tw_t, inverse, stream);
     case 1: return fft_c2c_launch_variant<T, 1>(in, out, n, batch, tw_t, inverse, stream);
     case 2: return fft_c2c_launch_variant<T, 2>(in, out, n, batch, tw_t, inverse, stream);
@@ -628,7 +649,11 @@ static cudaError_t fft_c2c_launch(const void *in, void *out, int n, int batch, c
     }
 #else
     (void)variant;
-    return fft_c2c_launch_variant<T, fft_c2c_default_variant<T>()>(in, out, n, batch, tw_t, inverse, stream);
+    if (n < FFT_C2C_SHORT_N)
+        return fft_c2c_launch_variant<T, fft_c2c_default_variant<T, true>()>(in, out, n, batch,
+                                                                            tw_t, inverse, stream);
+    return fft_c2c_launch_variant<T, fft_c2c_default_variant<T, false>()>(in, out, n, batch, tw_t,
+                                                                         inverse, stream);
 #endif
 }
 

@@ -72,10 +72,17 @@ __host__ __device__ __forceinline__ C real_load_z(const T *src, int i, int h, co
 
 /* Y_k, 0 <= k <= h, of the real FFT from the inner FFT's Z (natural order,
  * in shared memory): Y_k = E_k + W^k O_k. */
-template <typename T, typename C, typename W>
+/* Where z keeps point i: padded as fft_slot<PAD> (PAD 0: unpadded). */
+template <int PAD> __host__ __device__ __forceinline__ int real_slot(int i)
+{
+    return PAD ? i + i / PAD : i;
+}
+
+template <typename T, typename C, typename W, int PAD = 0>
 __host__ __device__ __forceinline__ C real_spectrum(const C *z, int k, int h, const W *tw)
 {
-    const C a = z[k < h ? k : k - h], b = z[k == 0 ? 0 : h - k];   /* Z_{k mod h}, Z_{(h-k) mod h} */
+    /* Z_{k mod h}, Z_{(h-k) mod h} */
+    const C a = z[real_slot<PAD>(k < h ? k : k - h)], b = z[real_slot<PAD>(k == 0 ? 0 : h - k)];
     const T er = (T)0.5 * (a.x + b.x), ei = (T)0.5 * (a.y - b.y);
     const T or_ = (T)0.5 * (a.y + b.y), oi = (T)-0.5 * (a.x - b.x);
     C y;
@@ -90,9 +97,10 @@ __host__ __device__ __forceinline__ C real_spectrum(const C *z, int k, int h, co
     return y;
 }
 
-/* The store: z (shared, h points, natural order, unscaled) -> one
- * transform's output dst; threads tid, tid + threads, ... of it. */
-template <int KIND, typename T, typename C, typename W>
+/* The store: z (shared, h points, natural order, unscaled, slots as
+ * real_slot<PAD>) -> one transform's output dst; threads tid, tid +
+ * threads, ... of it. */
+template <int KIND, typename T, typename C, typename W, int PAD = 0>
 __host__ __device__ __forceinline__ void real_store(const C *z, T *dst, int h, const W *tw, const W *qt,
                                            int tid, int threads)
 {
@@ -100,17 +108,17 @@ __host__ __device__ __forceinline__ void real_store(const C *z, T *dst, int h, c
     if (KIND == RK_R2C) {
         C *y = reinterpret_cast<C *>(dst);
         for (int k = tid; k <= h; k += threads)
-            y[k] = real_spectrum<T, C, W>(z, k, h, tw);
+            y[k] = real_spectrum<T, C, W, PAD>(z, k, h, tw);
     } else if (KIND == RK_DHT) {
         /* h_k = Re Y_k - Im Y_k; k > h: Y_k = conj Y_{N-k} */
         for (int k = tid; k < n; k += threads) {
-            const C y = real_spectrum<T, C, W>(z, k <= h ? k : n - k, h, tw);
+            const C y = real_spectrum<T, C, W, PAD>(z, k <= h ? k : n - k, h, tw);
             dst[k] = k <= h ? y.x - y.y : y.x + y.y;
         }
     } else if (KIND == RK_DCT2) {
         /* out_k = Re(e^{-j pi k/(2N)} Y_k); k > h: Y_k = conj Y_{N-k} */
         for (int k = tid; k < n; k += threads) {
-            const C y = real_spectrum<T, C, W>(z, k <= h ? k : n - k, h, tw);
+            const C y = real_spectrum<T, C, W, PAD>(z, k <= h ? k : n - k, h, tw);
             const T yi = k <= h ? y.y : -y.y;
             dst[k] = y.x * (T)qt[k].x - yi * (T)qt[k].y;
         }
@@ -119,7 +127,7 @@ __host__ __device__ __forceinline__ void real_store(const C *z, T *dst, int h, c
         const T scale = (T)1 / (T)h;
         C *x = reinterpret_cast<C *>(dst);
         for (int i = tid; i < h; i += threads) {
-            C v = z[i];
+            C v = z[real_slot<PAD>(i)];
             v.x *= scale;
             v.y *= scale;
             x[i] = v;
@@ -128,8 +136,10 @@ __host__ __device__ __forceinline__ void real_store(const C *z, T *dst, int h, c
         /* DCT-III: v = z / h (reals v_{2i} + j v_{2i+1} = z_i), out_{2k} = v_k (N/2),
          * out_{2k+1} = v_{N-1-k} (N/2): the scales cancel exactly (powers of two) */
         const T *v = reinterpret_cast<const T *>(z);
-        for (int j = tid; j < n; j += threads)
-            dst[j] = (j & 1) ? v[n - 1 - (j >> 1)] : v[j >> 1];
+        for (int j = tid; j < n; j += threads) {
+            const int r = (j & 1) ? n - 1 - (j >> 1) : j >> 1;   /* real r: point r / 2 */
+            dst[j] = v[2 * real_slot<PAD>(r >> 1) + (r & 1)];
+        }
     }
 }
 
@@ -192,7 +202,7 @@ fft_real_radix(const T *in, T *out, int n, int batch, const typename cpx_of<T>::
     typedef typename cpx_of<T>::type C;
     extern __shared__ unsigned char smem_raw[];
     const int h = n / 2;
-    C *sh = reinterpret_cast<C *>(smem_raw) + (size_t)threadIdx.y * h;
+    C *sh = reinterpret_cast<C *>(smem_raw) + (size_t)threadIdx.y * (h + h / R);
     const int t = blockIdx.x * blockDim.y + threadIdx.y;
     const int tid = threadIdx.x, threads = h / R;
     const bool live = t < batch;
@@ -214,7 +224,7 @@ fft_real_radix(const T *in, T *out, int n, int batch, const typename cpx_of<T>::
                     z = real_load_z<KIND, T, C, C>(src, i, h, tw, qt);
                 v[r] = z;
             } else {
-                v[r] = sh[i];
+                v[r] = sh[fft_slot<R>(i)];
             }
         }
         if constexpr (R == 16) {
@@ -232,7 +242,7 @@ fft_real_radix(const T *in, T *out, int n, int batch, const typename cpx_of<T>::
             pass_barrier<WARP>();
 #pragma unroll
         for (int r = 0; r < R; r++)
-            sh[q + s * (R * p + r)] = v[r];
+            sh[fft_slot<R>(q + s * (R * p + r))] = v[r];
         pass_barrier<WARP>();
         len = m;
         s *= R;
@@ -245,7 +255,7 @@ fft_real_radix(const T *in, T *out, int n, int batch, const typename cpx_of<T>::
             const int q = g * threads + tid;
 #pragma unroll
             for (int r = 0; r < LAST_R; r++)
-                v[g * LAST_R + r] = sh[q + s * r];
+                v[g * LAST_R + r] = sh[fft_slot<R>(q + s * r)];
         }
         if constexpr (LAST_R == 4) {
 #pragma unroll
@@ -266,12 +276,12 @@ fft_real_radix(const T *in, T *out, int n, int batch, const typename cpx_of<T>::
             const int q = g * threads + tid;
 #pragma unroll
             for (int r = 0; r < LAST_R; r++)
-                sh[q + s * r] = v[g * LAST_R + r];
+                sh[fft_slot<R>(q + s * r)] = v[g * LAST_R + r];
         }
         pass_barrier<WARP>();
     }
     if (live)
-        real_store<KIND, T, C, C>(sh, dst, h, tw, qt, tid, threads);
+        real_store<KIND, T, C, C, R>(sh, dst, h, tw, qt, tid, threads);
 }
 
 /* One register-path variant of a real kind: radix R, twiddles TW, MINB
@@ -287,7 +297,7 @@ static cudaError_t fft_real_launch_radix(const T *in, T *out, int n, int batch, 
         log2h++;
     const int last = 1 << (log2h % (R == 16 ? 4 : 3));
     const int per = h / R, ty = 256 / per < 1 ? 1 : 256 / per;
-    const size_t smem = (size_t)ty * h * sizeof(C);
+    const size_t smem = (size_t)ty * fft_padded_len(h, R) * sizeof(C);
     dim3 block(per, ty), grid((batch + ty - 1) / ty);
     const C *tw = (const C *)tw_t, *qt = (const C *)qt_t;
     cudaError_t e = cudaSuccess;
@@ -327,25 +337,23 @@ static cudaError_t fft_real_launch_radix(const T *in, T *out, int n, int batch, 
 /* Launch one real kind: the shared path for h < 32, else the register
  * path of the variant: 0 the baseline radix-16 passes, 1 radix 16 with two
  * twiddle loads and warp barriers (fft_c2c_launch's variant 3), 2 radix 8
- * with 64 registers and warp barriers (its variant 5); -1 the default of
- * the precision. Only files that define FFT_ALL_VARIANTS
+ * with 64 registers and warp barriers (its variant 5); -1 the default for
+ * the size. Only files that define FFT_ALL_VARIANTS
  * compile them all (see FFT_C2C_VARIANTS). tw_d,
  * qt_d: the N-point tables as double2; tw_t, qt_t: the same in T's
  * precision (qt may be NULL for the kinds without it). */
 #define FFT_REAL_VARIANTS 3
-/* The defaults, fastest over N = 64..4096 on an H200 (bench/RESULTS.md,
- * 2026-11-23): double radix 16 with two twiddle loads (1), single radix 8
- * (2). */
-#ifndef FFT_REAL_VARIANT_F64
-#define FFT_REAL_VARIANT_F64 1
+/* The defaults, fastest side by side on an H200 once the shared buffers
+ * were padded (bench/RESULTS.md, 2026-11-23, later session): radix 8 (2)
+ * for short transforms (N < FFT_REAL_SHORT_N), radix 16 with two twiddle
+ * loads (1) for the rest, in both precisions. */
+#define FFT_REAL_SHORT_N 128
+#ifndef FFT_REAL_VARIANT_SHORT
+#define FFT_REAL_VARIANT_SHORT 2
 #endif
-#ifndef FFT_REAL_VARIANT_F32
-#define FFT_REAL_VARIANT_F32 2
+#ifndef FFT_REAL_VARIANT_LONG
+#define FFT_REAL_VARIANT_LONG 1
 #endif
-template <typename T> constexpr int fft_real_default_variant()
-{
-    return sizeof(T) == sizeof(double) ? FFT_REAL_VARIANT_F64 : FFT_REAL_VARIANT_F32;
-}
 static inline const char *fft_real_variant_name(int variant)
 {
     switch (variant) {
@@ -389,7 +397,9 @@ static cudaError_t fft_real_launch_kind(const T *in, T *out, int n, int batch, c
         return cudaGetLastError();
     }
 #ifdef FFT_ALL_VARIANTS
-    switch (variant < 0 ? fft_real_default_variant<T>() : variant) {
+    if (variant < 0)
+        variant = n < FFT_REAL_SHORT_N ? FFT_REAL_VARIANT_SHORT : FFT_REAL_VARIANT_LONG;
+    switch (variant) {
     case 0: return fft_real_launch_variant<T, KIND, 0>(in, out, n, batch, tw_t, qt_t, stream);
     case 1: return fft_real_launch_variant<T, KIND, 1>(in, out, n, batch, tw_t, qt_t, stream);
     case 2: return fft_real_launch_variant<T, KIND, 2>(in, out, n, batch, tw_t, qt_t, stream);
@@ -397,8 +407,11 @@ static cudaError_t fft_real_launch_kind(const T *in, T *out, int n, int batch, c
     }
 #else
     (void)variant;
-    return fft_real_launch_variant<T, KIND, fft_real_default_variant<T>()>(in, out, n, batch, tw_t, qt_t,
-                                                                      stream);
+    if (n < FFT_REAL_SHORT_N)
+        return fft_real_launch_variant<T, KIND, FFT_REAL_VARIANT_SHORT>(in, out, n, batch, tw_t,
+                                                                        qt_t, stream);
+    return fft_real_launch_variant<T, KIND, FFT_REAL_VARIANT_LONG>(in, out, n, batch, tw_t, qt_t,
+                                                                   stream);
 #endif
 }
 
