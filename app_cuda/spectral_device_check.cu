@@ -121,9 +121,7 @@ template <typename T> static int check_precision(double *worst_all)
         /* about 2^16 points, and never a whole number of blocks */
         const int batch = (65536 / n > 3 ? 65536 / n : 3) + 3;
         for (int kind = K_C2C; kind <= RK_DHT; kind++) {
-            const int variants = kind == K_C2C ? (n >= 32 ? FFT_C2C_VARIANTS : 1)
-                                               : (n >= 64 ? FFT_REAL_VARIANTS : 1);
-            for (int v = 0; v < variants; v++)
+            for (int v = 0; v < kind_variants(kind, n); v++)
                 for (int inv = 0; inv < (kind == K_C2C ? 2 : 1); inv++) {
                     const double e = check<T>(kind, v, inv, n, batch);
                     const int ok = e <= 10;
@@ -131,10 +129,7 @@ template <typename T> static int check_precision(double *worst_all)
                     if (e > *worst_all || isnan(e))
                         *worst_all = e;
                     printf("%s %-4s %s N=%-5d batch %-6d %s%s error %.2f eps log2 N\n", ok ? "PASS" : "FAIL",
-                           kind_names[kind], prec, n, batch,
-                           kind != K_C2C ? (n < 64 ? "fused shared" : fft_real_variant_name(v))
-                           : n < 32      ? "r4 shared"
-                                         : fft_c2c_variant_name(v),
+                           kind_names[kind], prec, n, batch, kind_variant_name(kind, n, v),
                            kind != K_C2C ? "" : inv ? " inverse" : " forward", e);
                 }
         }

@@ -59,6 +59,20 @@ static const int K_C2C = 0;   /* the real kinds are RK_R2C .. RK_DHT (1..5) */
 static const char *const kind_names[] = {"c2c", "r2c", "c2r", "dct2", "dct3", "dht"};
 
 static int in_reals(int kind, int n) { return kind == K_C2C ? 2 * n : real_in_reals(kind, n); }
+
+/* The variants a kind has at n (1: one path) and the name of each. */
+static int kind_variants(int kind, int n)
+{
+    if (kind == K_C2C)
+        return n >= FFT_C2C_MIN_REGISTER_N ? FFT_C2C_VARIANTS : 1;
+    return n >= 2 * FFT_REAL_MIN_REGISTER_H ? FFT_REAL_VARIANTS : 1;   /* below: the shared path */
+}
+static const char *kind_variant_name(int kind, int n, int variant)
+{
+    if (kind == K_C2C)
+        return n < FFT_C2C_MIN_REGISTER_N ? "r4 shared" : fft_c2c_variant_name(variant);
+    return n < 2 * FFT_REAL_MIN_REGISTER_H ? "fused, shared" : fft_real_variant_name(variant);
+}
 static int out_reals(int kind, int n) { return kind == K_C2C ? 2 * n : real_out_reals(kind, n); }
 
 /* The long-double reference of one transform of a 1D kind. */

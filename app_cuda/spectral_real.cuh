@@ -153,7 +153,7 @@ __host__ __device__ constexpr int real_out_reals(int kind, int n)
     return kind == RK_R2C ? n + 2 : n;
 }
 
-/* ---- the simple path (small N, h < 32): the h-point FFT in shared
+/* ---- the simple path (h < FFT_REAL_MIN_REGISTER_H): the h-point FFT in shared
  * memory (shared_fft_passes of spectral_fft.cuh). ---- */
 
 /* blockDim.x threads a transform, blockDim.y transforms a block; shared:
@@ -184,7 +184,7 @@ __global__ void fft_real_shared(const T *in, T *out, int n, int batch, const dou
         real_store<KIND, T, C, double2>(sh, dst, h, tw, qt, tid, threads);
 }
 
-/* ---- the register path (h >= 32): radix-R passes as fft_c2c_r16 (R = 16)
+/* ---- the register path (h >= FFT_REAL_MIN_REGISTER_H): radix-R passes as fft_c2c_r16 (R = 16)
  * or fft_c2c_r8 (R = 8, a variant) ---- */
 
 /* h / R threads a transform; shared: blockDim.y * h complex. tw, qt for N
@@ -334,7 +334,7 @@ static cudaError_t fft_real_launch_radix(const T *in, T *out, int n, int batch, 
     return e != cudaSuccess ? e : cudaGetLastError();
 }
 
-/* Launch one real kind: the shared path for h < 32, else the register
+/* Launch one real kind: the shared path for h < FFT_REAL_MIN_REGISTER_H, else the register
  * path of the variant: 0 the baseline radix-16 passes, 1 radix 16 with two
  * twiddle loads and warp barriers (fft_c2c_launch's variant 3), 2 radix 8
  * with 64 registers and warp barriers (its variant 5); -1 the default for
@@ -348,6 +348,9 @@ static cudaError_t fft_real_launch_radix(const T *in, T *out, int n, int batch, 
  * for short transforms (N < FFT_REAL_SHORT_N), radix 16 with two twiddle
  * loads (1) for the rest, in both precisions. */
 #define FFT_REAL_SHORT_N 128
+/* below: the shared path (one thread a transform at h = 8, radix 8, ran at
+ * 0.3-0.7x the shared path's speed on the H200) */
+#define FFT_REAL_MIN_REGISTER_H 32
 #ifndef FFT_REAL_VARIANT_SHORT
 #define FFT_REAL_VARIANT_SHORT 2
 #endif
@@ -364,7 +367,7 @@ static inline const char *fft_real_variant_name(int variant)
     }
 }
 
-/* Variant V of the register path (h >= 32). */
+/* Variant V of the register path (h >= FFT_REAL_MIN_REGISTER_H). */
 template <typename T, int KIND, int V>
 static cudaError_t fft_real_launch_variant(const T *in, T *out, int n, int batch, const void *tw_t,
                                            const void *qt_t, cudaStream_t stream)
@@ -388,7 +391,7 @@ static cudaError_t fft_real_launch_kind(const T *in, T *out, int n, int batch, c
 {
     typedef typename cpx_of<T>::type C;
     const int h = n / 2;
-    if (h < 32) {
+    if (h < FFT_REAL_MIN_REGISTER_H) {
         const int per = h / 4 < 1 ? 1 : h / 4;
         const int ty = 256 / per;
         const size_t smem = (size_t)ty * h * sizeof(C);

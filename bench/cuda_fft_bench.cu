@@ -180,9 +180,7 @@ static void bench_one(int kind, int variant, int n, const tables<T> &tb, T *h_in
         cu_ms = cufft_ms<T>(kind, n, batch, d_in, d_out, &cu_bytes);
     const double gbs = (in_bytes + out_bytes) / (ms * 1e-3) / 1e9, cu_gbs = cu_bytes / (cu_ms * 1e-3) / 1e9;
     const double flops = (kind == K_C2C ? 5.0 : 2.5) * n * log2((double)n) * batch;
-    const char *name = kind != K_C2C ? (n < 64 ? "fused, shared" : fft_real_variant_name(variant))
-                       : n < 32      ? "r4 shared"
-                                     : fft_c2c_variant_name(variant);
+    const char *name = kind_variant_name(kind, n, variant);
     const char *cu_kind = kind == K_C2C ? (sizeof(T) == 8 ? "Z2Z" : "C2C")
                           : kind == RK_C2R ? (sizeof(T) == 8 ? "Z2D" : "C2R")
                                            : (sizeof(T) == 8 ? "D2Z" : "R2C");
@@ -204,11 +202,10 @@ template <typename T> static void bench_precision(void *d_in, void *d_out)
     }
     for (int n = 16; n <= 4096; n *= 4) {
         const tables<T> tb(n);
-        const int variants = n < 32 ? 1 : FFT_C2C_VARIANTS;
-        for (int v = 0; v < variants; v++)
+        for (int v = 0; v < kind_variants(K_C2C, n); v++)
             bench_one<T>(K_C2C, v, n, tb, h_in, h_out, d_in, d_out);
         for (int kind = RK_R2C; kind <= RK_DHT; kind++)
-            for (int v = 0; v < (n < 64 ? 1 : FFT_REAL_VARIANTS); v++)
+            for (int v = 0; v < kind_variants(kind, n); v++)
                 bench_one<T>(kind, v, n, tb, h_in, h_out, d_in, d_out);
     }
     free(h_in);
