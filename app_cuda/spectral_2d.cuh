@@ -19,6 +19,8 @@
 #include <cuda_runtime.h>
 #include <stdint.h>
 
+#include "spectral_fft.cuh"
+
 #define FFT2D_LOG2_TW_N 12
 #define FFT2D_TW_N (1 << FFT2D_LOG2_TW_N)   /* the longest side the kernels take */
 #define FFT2D_THREADS 256
@@ -527,10 +529,14 @@ static inline cudaError_t s2d_allow_smem(const void *kernel, size_t bytes)
 
 /* Batched n1 x n2 complex 2D FFT of C = float2/double2, packed images,
  * sides powers of two up to FFT2D_TW_N; in == out allowed. Inverse: with
- * 1/(n1 n2). tw: FFT2D_TW_N roots of the precision. */
+ * 1/(n1 n2). tw: FFT2D_TW_N roots of the precision. Images that fit a
+ * block: one kernel; larger ones: a row pass (the 1D kernels of
+ * spectral_fft.cuh) then a column pass. path, for the bench's comparison:
+ * 0 the shared-memory row kernel instead of the 1D kernels, 2 the two
+ * passes for every image. */
 template <typename C>
 static cudaError_t fft2_launch(const C *in, C *out, int n1, int n2, int batch, int inverse,
-                               const C *tw, cudaStream_t stream)
+                               const C *tw, cudaStream_t stream, int path = 1)
 {
     const int log2n1 = s2d_log2(n1), log2n2 = s2d_log2(n2), sign = inverse ? 1 : -1;
     const double scale = inverse ? 1.0 / ((double)n1 * n2) : 1.0;
@@ -541,7 +547,7 @@ static cudaError_t fft2_launch(const C *in, C *out, int n1, int n2, int batch, i
     if (e != cudaSuccess)
         return e;
     const fft2_shape s = fft2_shape_of(n1, n2, sizeof(C), (size_t)limit);
-    if (s.small) {
+    if (s.small && path != 2) {
         e = s2d_allow_smem((const void *)fft2_small_kernel<C>, s.smem_small);
         if (e != cudaSuccess)
             return e;
@@ -556,10 +562,21 @@ static cudaError_t fft2_launch(const C *in, C *out, int n1, int n2, int batch, i
     if (e != cudaSuccess)
         return e;
     const long rows = (long)batch * n1;
-    const long row_blocks = (rows + s.rows_per_block - 1) / s.rows_per_block;
-    fft2_rows_kernel<C><<<(unsigned)row_blocks, FFT2D_THREADS, s.smem_rows, stream>>>(
-        in, out, log2n2, rows, s.rows_per_block, tw, sign, 1.0);
-    e = cudaGetLastError();
+    double col_scale = scale;
+    if (path != 0 && n2 >= FFT_C2C_MIN_REGISTER_N) {
+        /* the rows are a batch of 1D transforms: the 1D register kernels
+         * (with the table read at a stride; the inverse scales by 1/n2) */
+        typedef decltype(C{}.x) T;
+        e = fft_c2c_launch<T>(in, out, n2, (int)rows, nullptr, tw, inverse, stream, -1,
+                              FFT2D_TW_N / n2);
+        if (inverse)
+            col_scale = 1.0 / n1;
+    } else {
+        const long row_blocks = (rows + s.rows_per_block - 1) / s.rows_per_block;
+        fft2_rows_kernel<C><<<(unsigned)row_blocks, FFT2D_THREADS, s.smem_rows, stream>>>(
+            in, out, log2n2, rows, s.rows_per_block, tw, sign, 1.0);
+        e = cudaGetLastError();
+    }
     if (e != cudaSuccess)
         return e;
     /* images on grid y: at most 65535 per launch */
@@ -567,7 +584,7 @@ static cudaError_t fft2_launch(const C *in, C *out, int n1, int n2, int batch, i
         const int count = batch - first < 65535 ? batch - first : 65535;
         dim3 grid((unsigned)(n2 >> s.log2tile), (unsigned)count);
         fft2_cols_kernel<C><<<grid, FFT2D_THREADS, s.smem_cols, stream>>>(
-            out + (size_t)first * n1 * n2, log2n1, log2n2, s.log2tile, tw, sign, scale);
+            out + (size_t)first * n1 * n2, log2n1, log2n2, s.log2tile, tw, sign, col_scale);
         e = cudaGetLastError();
         if (e != cudaSuccess)
             return e;
@@ -910,7 +927,7 @@ __device__ __forceinline__ void tridiag_load_direct(const T *__restrict__ src, T
 }
 
 template <typename T, int M, bool DIRECT>
-__global__ void __launch_bounds__(M == 4 ? 512 : 256)
+__global__ void __launch_bounds__(256)
 tridiag_kernel(const T *dl, const T *dg, const T *du, const T *rhs, T *x, int n, long batch,
                int tps_log2)
 {
@@ -1057,8 +1074,9 @@ struct tridiag_shape {
     size_t smem;
 };
 
-/* rows_per_thread: 4, 8 or 16, block: threads a block (a power of two
- * from 32 to 512); 0 for the defaults */
+/* rows_per_thread: 8 or 16, block: threads a block (a power of two from
+ * 32 to 256); 0 for the defaults. (4 rows a thread was never faster on the
+ * H200.) */
 static inline tridiag_shape tridiag_shape_of(int n, size_t tsize, int rows_per_thread = 0,
                                              int block = 0)
 {
@@ -1103,8 +1121,8 @@ static inline bool tridiag_direct_ok(const T *dl, const T *d, const T *du, const
 }
 
 /* x = A^-1 rhs for batch systems of n rows (1 <= n <= TRIDIAG_MAX_N), the
- * layout of cuSPARSE gtsv2StridedBatch; x may be rhs. rows_per_thread: 4,
- * 8 or 16, block: threads a block, staging: 1 to load through the shared
+ * layout of cuSPARSE gtsv2StridedBatch; x may be rhs. rows_per_thread: 8
+ * or 16, block: threads a block, staging: 1 to load through the shared
  * tile even where the arrays allow 16-byte loads of each thread's own rows
  * (0: the defaults), for the benchmark's comparison. */
 template <typename T>
@@ -1117,11 +1135,9 @@ static cudaError_t tridiag_launch(const T *dl, const T *d, const T *du, const T 
 #define TRIDIAG_GO(M)                                                                             \
     return direct ? tridiag_launch_m<T, M, true>(dl, d, du, rhs, x, n, batch, s, stream)         \
                   : tridiag_launch_m<T, M, false>(dl, d, du, rhs, x, n, batch, s, stream)
-    switch (s.rows_per_thread) {
-    case 4: TRIDIAG_GO(4);
-    case 16: TRIDIAG_GO(16);
-    default: TRIDIAG_GO(8);
-    }
+    if (s.rows_per_thread == 16)
+        TRIDIAG_GO(16);
+    TRIDIAG_GO(8);
 #undef TRIDIAG_GO
 }
 

@@ -204,10 +204,10 @@ static double check_tridiag(int n, int batch, int chunk, int in_place, int stage
 template <typename T> static int check_tridiag_precision(double *worst_all)
 {
     int failures = 0;
-    const int chunks[] = {4, 8, 16};
+    const int chunks[] = {8, 16};
     for (int n = 1; n <= TRIDIAG_MAX_N; n = n < 4 ? n + 1 : n * 2)
         for (int dn = (n < 4 ? 0 : -1); dn <= (n < TRIDIAG_MAX_N ? 1 : 0); dn++)
-            for (int c = 0; c < 3; c++) {
+            for (int c = 0; c < 2; c++) {
                 const int rows = n + dn;
                 /* a few thousand rows, never a whole number of blocks */
                 const int batch = (rows < 4096 ? 4096 / rows : 1) + 5;

@@ -284,7 +284,7 @@ static inline size_t fft_padded_len(int n, int radix) { return (size_t)n + n / r
 template <typename T, int LAST_R, int TW = 0, int MINB = FFT_MIN_BLOCKS, bool WARP = false>
 __global__ void __launch_bounds__(256, MINB)
 fft_c2c_r16(const typename cpx_of<T>::type *in, typename cpx_of<T>::type *out, int n, int batch,
-            const typename cpx_of<T>::type *tw, int sign)
+            const typename cpx_of<T>::type *tw, int sign, int tw_stride)
 {
     typedef typename cpx_of<T>::type C;
     extern __shared__ unsigned char smem_raw[];
@@ -298,7 +298,7 @@ fft_c2c_r16(const typename cpx_of<T>::type *in, typename cpx_of<T>::type *out, i
     int s = 1, len = n;
     /* radix-16 passes */
     for (bool first = true; len >= 16 && (len > 16 || LAST_R == 1); first = false) {
-        const int m = len / 16, tstep = n / len;
+        const int m = len / 16, tstep = n / len * tw_stride;
         const int p = tid / s, q = tid % s;
 #pragma unroll
         for (int r = 0; r < 16; r++)
@@ -399,7 +399,7 @@ static cudaError_t fft_c2c_launch_r4(const void *in, void *out, int n, int batch
 template <typename T, int LAST_R, int MINB, bool WARP>
 __global__ void __launch_bounds__(512, MINB)
 fft_c2c_r8(const typename cpx_of<T>::type *in, typename cpx_of<T>::type *out, int n, int batch,
-           const typename cpx_of<T>::type *tw, int sign)
+           const typename cpx_of<T>::type *tw, int sign, int tw_stride)
 {
     typedef typename cpx_of<T>::type C;
     extern __shared__ unsigned char smem_raw[];
@@ -413,7 +413,7 @@ fft_c2c_r8(const typename cpx_of<T>::type *in, typename cpx_of<T>::type *out, in
     C v[8];
     int s = 1, len = n;
     for (bool first = true; len >= 8 && (len > 8 || LAST_R == 1); first = false) {
-        const int m = len / 8, tstep = n / len;
+        const int m = len / 8, tstep = n / len * tw_stride;
         const int p = tid / s, q = tid % s;
 #pragma unroll
         for (int r = 0; r < 8; r++)
@@ -479,7 +479,7 @@ fft_c2c_r8(const typename cpx_of<T>::type *in, typename cpx_of<T>::type *out, in
 /* One radix-8 variant (n >= 16). */
 template <typename T, int MINB, bool WARP>
 static cudaError_t fft_c2c_launch_r8(const void *in, void *out, int n, int batch, const void *tw_t,
-                                     int inverse, cudaStream_t stream)
+                                     int inverse, cudaStream_t stream, int tw_stride = 1)
 {
     typedef typename cpx_of<T>::type C;
     const C *tw = (const C *)tw_t;
@@ -501,7 +501,8 @@ static cudaError_t fft_c2c_launch_r8(const void *in, void *out, int n, int batch
             e = cudaFuncSetAttribute(fft_c2c_r8<T, L, MINB, WARP>,                                \
                                      cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);     \
         if (e == cudaSuccess)                                                                     \
-            fft_c2c_r8<T, L, MINB, WARP><<<grid, block, smem, stream>>>(i, o, n, batch, tw, sign); \
+            fft_c2c_r8<T, L, MINB, WARP><<<grid, block, smem, stream>>>(i, o, n, batch, tw, sign,   \
+                                                                         tw_stride);              \
     } while (0)
     switch (last) {
     case 1: ORR_C2C_R8(1); break;
@@ -516,7 +517,7 @@ static cudaError_t fft_c2c_launch_r8(const void *in, void *out, int n, int batch
  * per block for 256 threads. */
 template <typename T, int TW, int MINB, bool WARP>
 static cudaError_t fft_c2c_launch_r16(const void *in, void *out, int n, int batch, const void *tw_t,
-                                      int inverse, cudaStream_t stream)
+                                      int inverse, cudaStream_t stream, int tw_stride = 1)
 {
     typedef typename cpx_of<T>::type C;
     const C *tw = (const C *)tw_t;
@@ -539,7 +540,7 @@ static cudaError_t fft_c2c_launch_r16(const void *in, void *out, int n, int batc
                                      cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);     \
         if (e == cudaSuccess)                                                                     \
             fft_c2c_r16<T, L, TW, MINB, WARP><<<grid, block, smem, stream>>>(i, o, n, batch, tw,  \
-                                                                             sign);               \
+                                                                             sign, tw_stride);    \
     } while (0)
     switch (last) {
     case 1: ORR_C2C_R16(1); break;
@@ -598,30 +599,30 @@ static inline const char *fft_c2c_variant_name(int variant)
 /* Variant V of the register kernels (n >= FFT_C2C_MIN_REGISTER_N). */
 template <typename T, int V>
 static cudaError_t fft_c2c_launch_variant(const void *in, void *out, int n, int batch, const void *tw_t,
-                                          int inverse, cudaStream_t stream)
+                                          int inverse, cudaStream_t stream, int tw_stride = 1)
 {
     const bool warp16 = n / 16 <= 32, warp8 = n / 8 <= 32;   /* a transform's threads in one warp */
     if constexpr (V == 1) {
-        return fft_c2c_launch_r16<T, 1, FFT_MIN_BLOCKS, false>(in, out, n, batch, tw_t, inverse, stream);
+        return fft_c2c_launch_r16<T, 1, FFT_MIN_BLOCKS, false>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
     } else if constexpr (V == 2) {
-        return fft_c2c_launch_r16<T, 2, FFT_MIN_BLOCKS, false>(in, out, n, batch, tw_t, inverse, stream);
+        return fft_c2c_launch_r16<T, 2, FFT_MIN_BLOCKS, false>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
     } else if constexpr (V == 3) {
-        return warp16 ? fft_c2c_launch_r16<T, 2, FFT_MIN_BLOCKS, true>(in, out, n, batch, tw_t, inverse, stream)
-                      : fft_c2c_launch_r16<T, 2, FFT_MIN_BLOCKS, false>(in, out, n, batch, tw_t, inverse, stream);
+        return warp16 ? fft_c2c_launch_r16<T, 2, FFT_MIN_BLOCKS, true>(in, out, n, batch, tw_t, inverse, stream, tw_stride)
+                      : fft_c2c_launch_r16<T, 2, FFT_MIN_BLOCKS, false>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
     } else if constexpr (V == 4) {
         /* f32 has registers to spare at 2 blocks an SM, f64 runs short at 2 */
         constexpr int minb = sizeof(T) == 4 ? 3 : 1;
-        return warp16 ? fft_c2c_launch_r16<T, 2, minb, true>(in, out, n, batch, tw_t, inverse, stream)
-                      : fft_c2c_launch_r16<T, 2, minb, false>(in, out, n, batch, tw_t, inverse, stream);
+        return warp16 ? fft_c2c_launch_r16<T, 2, minb, true>(in, out, n, batch, tw_t, inverse, stream, tw_stride)
+                      : fft_c2c_launch_r16<T, 2, minb, false>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
     } else if constexpr (V == 5) {
-        return warp8 ? fft_c2c_launch_r8<T, 2, true>(in, out, n, batch, tw_t, inverse, stream)
-                     : fft_c2c_launch_r8<T, 2, false>(in, out, n, batch, tw_t, inverse, stream);
+        return warp8 ? fft_c2c_launch_r8<T, 2, true>(in, out, n, batch, tw_t, inverse, stream, tw_stride)
+                     : fft_c2c_launch_r8<T, 2, false>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
     } else if constexpr (V == 6) {
-        return warp8 ? fft_c2c_launch_r8<T, 1, true>(in, out, n, batch, tw_t, inverse, stream)
-                     : fft_c2c_launch_r8<T, 1, false>(in, out, n, batch, tw_t, inverse, stream);
+        return warp8 ? fft_c2c_launch_r8<T, 1, true>(in, out, n, batch, tw_t, inverse, stream, tw_stride)
+                     : fft_c2c_launch_r8<T, 1, false>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
     } else {
         static_assert(V == 0, "C2C variants are 0 .. FFT_C2C_VARIANTS - 1");
-        return fft_c2c_launch_r16<T, 0, FFT_MIN_BLOCKS, false>(in, out, n, batch, tw_t, inverse, stream);
+        return fft_c2c_launch_r16<T, 0, FFT_MIN_BLOCKS, false>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
     }
 }
 
@@ -634,7 +635,8 @@ static cudaError_t fft_c2c_launch_variant(const void *in, void *out, int n, int 
 #define FFT_C2C_MIN_REGISTER_N 16
 template <typename T>
 static cudaError_t fft_c2c_launch(const void *in, void *out, int n, int batch, const double2 *tw_d,
-                                  const void *tw_t, int inverse, cudaStream_t stream, int variant = -1)
+                                  const void *tw_t, int inverse, cudaStream_t stream, int variant = -1,
+                                  int tw_stride = 1)
 {
     if (n < FFT_C2C_MIN_REGISTER_N)
         return fft_c2c_launch_r4<T>(in, out, n, batch, tw_d, inverse, stream);
@@ -643,22 +645,22 @@ static cudaError_t fft_c2c_launch(const void *in, void *out, int n, int batch, c
         variant = n < FFT_C2C_SHORT_N ? fft_c2c_default_variant<T, true>()
                                       : fft_c2c_default_variant<T, false>();
     switch (variant) {
-    case 0: return fft_c2c_launch_variant<T, 0>(in, out, n, batch, tw_t, inverse, stream);
-    case 1: return fft_c2c_launch_variant<T, 1>(in, out, n, batch, tw_t, inverse, stream);
-    case 2: return fft_c2c_launch_variant<T, 2>(in, out, n, batch, tw_t, inverse, stream);
-    case 3: return fft_c2c_launch_variant<T, 3>(in, out, n, batch, tw_t, inverse, stream);
-    case 4: return fft_c2c_launch_variant<T, 4>(in, out, n, batch, tw_t, inverse, stream);
-    case 5: return fft_c2c_launch_variant<T, 5>(in, out, n, batch, tw_t, inverse, stream);
-    case 6: return fft_c2c_launch_variant<T, 6>(in, out, n, batch, tw_t, inverse, stream);
+    case 0: return fft_c2c_launch_variant<T, 0>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
+    case 1: return fft_c2c_launch_variant<T, 1>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
+    case 2: return fft_c2c_launch_variant<T, 2>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
+    case 3: return fft_c2c_launch_variant<T, 3>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
+    case 4: return fft_c2c_launch_variant<T, 4>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
+    case 5: return fft_c2c_launch_variant<T, 5>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
+    case 6: return fft_c2c_launch_variant<T, 6>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
     default: return cudaErrorInvalidValue;
     }
 #else
     (void)variant;
     if (n < FFT_C2C_SHORT_N)
         return fft_c2c_launch_variant<T, fft_c2c_default_variant<T, true>()>(in, out, n, batch,
-                                                                            tw_t, inverse, stream);
+                                                                            tw_t, inverse, stream, tw_stride);
     return fft_c2c_launch_variant<T, fft_c2c_default_variant<T, false>()>(in, out, n, batch, tw_t,
-                                                                         inverse, stream);
+                                                                         inverse, stream, tw_stride);
 #endif
 }
 
