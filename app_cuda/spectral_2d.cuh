@@ -186,11 +186,6 @@ template <typename C> __device__ __forceinline__ C s2d_rot16(C v, int e, int sig
     return s2d_mul(v, w);
 }
 
-__host__ __device__ constexpr int s2d_rev_bits(int x, int bits)
-{
-    return bits == 0 ? 0 : ((x & 1) << (bits - 1)) | s2d_rev_bits(x >> 1, bits - 1);
-}
-
 /* DFT of R = 2^LR points in registers: natural in, bit-reversed out (DIF). */
 template <int LR, typename C> __device__ __forceinline__ void s2d_reg_dif(C *v, int sign)
 {
@@ -225,6 +220,51 @@ template <int LR, typename C> __device__ __forceinline__ void s2d_reg_dit(C *v, 
  * radix-2 stages (DIF: half-lengths L/2 .. q; DIT: q .. L/2), in place.
  * DIF: group DFT, then output m' times W_L^{k rev(m')}; DIT: input m'
  * times W_L^{k rev(m')}, then the group DFT. */
+/* m with its low LR bits reversed, as an expression the compiler folds
+ * once m is a constant of an unrolled loop (so twiddle indices stay
+ * register indices) */
+template <int LR> __device__ __forceinline__ int s2d_rev_small(int m)
+{
+    int r = 0;
+#pragma unroll
+    for (int b = 0; b < LR; b++)
+        r |= ((m >> b) & 1) << (LR - 1 - b);
+    return r;
+}
+
+/* The powers w^j, j < R, of w = e^{sign 2 pi j e / FFT2D_TW_N} as w^j =
+ * hi[j / 4] lo[j % 4]: lo the powers 0..3 of w, hi those of w^4 (R > 4),
+ * from one or two table loads and a few products (a few ulp, against R - 1
+ * table loads; six values live, not R). */
+template <int R, typename C> struct s2d_twiddles {
+    C lo[4], hi[4];
+    __device__ __forceinline__ s2d_twiddles(const C *tw, int e, int sign)
+    {
+        lo[0].x = hi[0].x = 1;
+        lo[0].y = hi[0].y = 0;
+        if (R > 1)
+            lo[1] = s2d_root(tw, e, sign);
+        if (R > 2) {
+            lo[2] = s2d_mul(lo[1], lo[1]);
+            lo[3] = s2d_mul(lo[2], lo[1]);
+        }
+        if (R > 4) {
+            hi[1] = s2d_root(tw, 4 * e & (FFT2D_TW_N - 1), sign);
+            hi[2] = s2d_mul(hi[1], hi[1]);
+            hi[3] = s2d_mul(hi[2], hi[1]);
+        }
+    }
+    /* v w^j; j is a constant once the callers' loops are unrolled */
+    __device__ __forceinline__ C times(C v, int j) const
+    {
+        if (j & 3)
+            v = s2d_mul(v, lo[j & 3]);
+        if (j >> 2)
+            v = s2d_mul(v, hi[j >> 2]);
+        return v;
+    }
+};
+
 template <int LR, int DIF, typename C, typename Load, typename Store>
 __device__ __forceinline__ void s2d_step_io(const s2d_lines &l, int lgL, const C *tw, int sign,
                                             int tid, int nth, Load load, Store store)
@@ -240,10 +280,11 @@ __device__ __forceinline__ void s2d_step_io(const s2d_lines &l, int lgL, const C
 #pragma unroll
         for (int m = 0; m < R; m++)
             v[m] = load(line, base + m * q);
+        const s2d_twiddles<R, C> w(tw, k << tw_shift, sign);   /* W_L^k */
         if (!DIF)
 #pragma unroll
             for (int m = 1; m < R; m++)
-                v[m] = s2d_mul(v[m], s2d_root(tw, (k * s2d_rev_bits(m, LR)) << tw_shift, sign));
+                v[m] = w.times(v[m], s2d_rev_small<LR>(m));
         if (DIF)
             s2d_reg_dif<LR>(v, sign);
         else
@@ -251,7 +292,7 @@ __device__ __forceinline__ void s2d_step_io(const s2d_lines &l, int lgL, const C
         if (DIF)
 #pragma unroll
             for (int m = 1; m < R; m++)
-                v[m] = s2d_mul(v[m], s2d_root(tw, (k * s2d_rev_bits(m, LR)) << tw_shift, sign));
+                v[m] = w.times(v[m], s2d_rev_small<LR>(m));
 #pragma unroll
         for (int m = 0; m < R; m++)
             store(line, base + m * q, v[m]);
