@@ -259,6 +259,29 @@ __device__ __forceinline__ void twiddle16_products(C *v, const C *tw, int base, 
         v[r] = cmul<C, T>(v[r], w[r].x, w[r].y);
 }
 
+/* The twiddles of one radix-8 butterfly, v[r] *= w^r (r = 1..7) with w^r =
+ * tw[r * base] (conjugated for the inverse): two loads (w, w^4), the rest
+ * by products, as twiddle16's TW = 2. */
+template <typename C, typename T>
+__device__ __forceinline__ void twiddle8(C *v, const C *tw, int base, int sign)
+{
+    C w[8];
+    w[1] = tw[base];
+    w[4] = tw[4 * base];
+    if (sign > 0) {
+        w[1].y = -w[1].y;
+        w[4].y = -w[4].y;
+    }
+    w[2] = cmul<C, T>(w[1], w[1].x, w[1].y);
+    w[3] = cmul<C, T>(w[2], w[1].x, w[1].y);
+#pragma unroll
+    for (int lo = 1; lo < 4; lo++)
+        w[4 + lo] = cmul<C, T>(w[4], w[lo].x, w[lo].y);
+#pragma unroll
+    for (int r = 1; r < 8; r++)
+        v[r] = cmul<C, T>(v[r], w[r].x, w[r].y);
+}
+
 /* The barrier between a pass's reads and writes: the block's, or only the
  * warp's when a transform's threads lie in one warp (WARP, n <= 512). */
 template <bool WARP> __device__ __forceinline__ void pass_barrier()
@@ -419,11 +442,7 @@ fft_c2c_r8(const typename cpx_of<T>::type *in, typename cpx_of<T>::type *out, in
         for (int r = 0; r < 8; r++)
             v[r] = first ? (live ? src[q + s * (p + r * m)] : C()) : sh[fft_slot<8>(q + s * (p + r * m))];
         dft8_natural<C, T>(v, sign);
-#pragma unroll
-        for (int r = 1; r < 8; r++) {
-            const C w = tw[p * r * tstep];
-            v[r] = cmul<C, T>(v[r], w.x, sign < 0 ? w.y : -w.y);
-        }
+        twiddle8<C, T>(v, tw, p * tstep, sign);
         if (!first)
             pass_barrier<WARP>();
         if (len == 8) {   /* the last pass (LAST_R == 1): p = 0, s = n / 8 */
@@ -553,34 +572,23 @@ static cudaError_t fft_c2c_launch_r16(const void *in, void *out, int n, int batc
 }
 
 /* The C2C variants the bench compares (FFT_C2C_VARIANTS of them). The
- * defaults, per precision and for short (N < 128) and long transforms, are
- * the ones that ran fastest side by side on an H200 once the shared
- * buffers were padded (bench/RESULTS.md, 2026-11-23, later session):
- * double: radix 8 in 128 registers (6) short, radix 16 with two twiddle
- * loads and warp barriers (3) long; single: radix 8 in 64 registers (5)
- * short, radix 16 with two twiddle loads at 3 blocks an SM (4) long. Only
- * a file that defines FFT_ALL_VARIANTS (the bench, the device check)
- * compiles them all; elsewhere the launcher compiles and runs the defaults
- * whatever variant is asked, which keeps the app's build time and size
- * down (-DFFT_C2C_VARIANT_F64_SHORT=V and the like build it with others). */
+ * defaults, per precision and length, are the ones that ran fastest side
+ * by side on an H200 once the shared buffers were padded and the radix-8
+ * twiddles came from products (bench/RESULTS.md, 2026-11-23, later
+ * session): double: radix 8 in 128 registers (6) below N = 128, radix 8 in
+ * 64 registers (5) below N = 2048, radix 16 with two twiddle loads and warp
+ * barriers (3) above; single: radix 8 in 64 registers (5) below N = 128,
+ * radix 16 with two twiddle loads at 3 blocks an SM (4) above. Only a file
+ * that defines FFT_ALL_VARIANTS (the bench, the device check) compiles
+ * them all; elsewhere the launcher compiles and runs the defaults whatever
+ * variant is asked, which keeps the app's build time and size down. */
 #define FFT_C2C_VARIANTS 7
 #define FFT_C2C_SHORT_N 128   /* below: the short default */
-#ifndef FFT_C2C_VARIANT_F64_SHORT
-#define FFT_C2C_VARIANT_F64_SHORT 6
-#endif
-#ifndef FFT_C2C_VARIANT_F64
-#define FFT_C2C_VARIANT_F64 3
-#endif
-#ifndef FFT_C2C_VARIANT_F32_SHORT
-#define FFT_C2C_VARIANT_F32_SHORT 5
-#endif
-#ifndef FFT_C2C_VARIANT_F32
-#define FFT_C2C_VARIANT_F32 4
-#endif
-template <typename T, bool SHORT> constexpr int fft_c2c_default_variant()
+#define FFT_C2C_LONG_N 2048   /* from here: the long default */
+template <typename T> constexpr int fft_c2c_default_variant(int n)
 {
-    return sizeof(T) == sizeof(double) ? (SHORT ? FFT_C2C_VARIANT_F64_SHORT : FFT_C2C_VARIANT_F64)
-                                       : (SHORT ? FFT_C2C_VARIANT_F32_SHORT : FFT_C2C_VARIANT_F32);
+    return sizeof(T) == sizeof(double) ? (n < FFT_C2C_SHORT_N ? 6 : n < FFT_C2C_LONG_N ? 5 : 3)
+                                       : (n < FFT_C2C_SHORT_N ? 5 : 4);
 }
 static inline const char *fft_c2c_variant_name(int variant)
 {
@@ -642,8 +650,7 @@ static cudaError_t fft_c2c_launch(const void *in, void *out, int n, int batch, c
         return fft_c2c_launch_r4<T>(in, out, n, batch, tw_d, inverse, stream);
 #ifdef FFT_ALL_VARIANTS
     if (variant < 0)
-        variant = n < FFT_C2C_SHORT_N ? fft_c2c_default_variant<T, true>()
-                                      : fft_c2c_default_variant<T, false>();
+        variant = fft_c2c_default_variant<T>(n);
     switch (variant) {
     case 0: return fft_c2c_launch_variant<T, 0>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
     case 1: return fft_c2c_launch_variant<T, 1>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
@@ -656,11 +663,19 @@ static cudaError_t fft_c2c_launch(const void *in, void *out, int n, int batch, c
     }
 #else
     (void)variant;
-    if (n < FFT_C2C_SHORT_N)
-        return fft_c2c_launch_variant<T, fft_c2c_default_variant<T, true>()>(in, out, n, batch,
-                                                                            tw_t, inverse, stream, tw_stride);
-    return fft_c2c_launch_variant<T, fft_c2c_default_variant<T, false>()>(in, out, n, batch, tw_t,
-                                                                         inverse, stream, tw_stride);
+    /* the precision's defaults only (keep in step with fft_c2c_default_variant) */
+    const int v = fft_c2c_default_variant<T>(n);
+    if constexpr (sizeof(T) == sizeof(double)) {
+        if (v == 6)
+            return fft_c2c_launch_variant<T, 6>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
+        if (v == 5)
+            return fft_c2c_launch_variant<T, 5>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
+        return fft_c2c_launch_variant<T, 3>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
+    } else {
+        if (v == 5)
+            return fft_c2c_launch_variant<T, 5>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
+        return fft_c2c_launch_variant<T, 4>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
+    }
 #endif
 }
 

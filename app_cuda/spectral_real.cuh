@@ -232,11 +232,7 @@ fft_real_radix(const T *in, T *out, int n, int batch, const typename cpx_of<T>::
             twiddle16<C, T, TW>(v, tw, p * tstep, sign);
         } else {
             dft8_natural<C, T>(v, sign);
-#pragma unroll
-            for (int r = 1; r < 8; r++) {
-                const C w = tw[p * r * tstep];
-                v[r] = cmul<C, T>(v[r], w.x, sign < 0 ? w.y : -w.y);
-            }
+            twiddle8<C, T>(v, tw, p * tstep, sign);
         }
         if (!first)
             pass_barrier<WARP>();
@@ -344,19 +340,18 @@ static cudaError_t fft_real_launch_radix(const T *in, T *out, int n, int batch, 
  * precision (qt may be NULL for the kinds without it). */
 #define FFT_REAL_VARIANTS 3
 /* The defaults, fastest side by side on an H200 once the shared buffers
- * were padded (bench/RESULTS.md, 2026-11-23, later session): radix 8 (2)
- * for short transforms (N < FFT_REAL_SHORT_N), radix 16 with two twiddle
- * loads (1) for the rest, in both precisions. */
+ * were padded and the radix-8 twiddles came from products (bench/
+ * RESULTS.md, 2026-11-23, later session): radix 8 (2) in double, and in
+ * single for short transforms (N < FFT_REAL_SHORT_N); radix 16 with two
+ * twiddle loads (1) for longer single-precision ones. */
 #define FFT_REAL_SHORT_N 128
 /* below: the shared path (one thread a transform at h = 8, radix 8, ran at
  * 0.3-0.7x the shared path's speed on the H200) */
 #define FFT_REAL_MIN_REGISTER_H 32
-#ifndef FFT_REAL_VARIANT_SHORT
-#define FFT_REAL_VARIANT_SHORT 2
-#endif
-#ifndef FFT_REAL_VARIANT_LONG
-#define FFT_REAL_VARIANT_LONG 1
-#endif
+template <typename T> constexpr int fft_real_default_variant(int n)
+{
+    return sizeof(T) == sizeof(double) || n < FFT_REAL_SHORT_N ? 2 : 1;
+}
 static inline const char *fft_real_variant_name(int variant)
 {
     switch (variant) {
@@ -401,7 +396,7 @@ static cudaError_t fft_real_launch_kind(const T *in, T *out, int n, int batch, c
     }
 #ifdef FFT_ALL_VARIANTS
     if (variant < 0)
-        variant = n < FFT_REAL_SHORT_N ? FFT_REAL_VARIANT_SHORT : FFT_REAL_VARIANT_LONG;
+        variant = fft_real_default_variant<T>(n);
     switch (variant) {
     case 0: return fft_real_launch_variant<T, KIND, 0>(in, out, n, batch, tw_t, qt_t, stream);
     case 1: return fft_real_launch_variant<T, KIND, 1>(in, out, n, batch, tw_t, qt_t, stream);
@@ -410,11 +405,12 @@ static cudaError_t fft_real_launch_kind(const T *in, T *out, int n, int batch, c
     }
 #else
     (void)variant;
-    if (n < FFT_REAL_SHORT_N)
-        return fft_real_launch_variant<T, KIND, FFT_REAL_VARIANT_SHORT>(in, out, n, batch, tw_t,
-                                                                        qt_t, stream);
-    return fft_real_launch_variant<T, KIND, FFT_REAL_VARIANT_LONG>(in, out, n, batch, tw_t, qt_t,
-                                                                   stream);
+    /* the precision's defaults only (keep in step with fft_real_default_variant) */
+    if (sizeof(T) == sizeof(double) || n < FFT_REAL_SHORT_N)
+        return fft_real_launch_variant<T, KIND, 2>(in, out, n, batch, tw_t, qt_t, stream);
+    if constexpr (sizeof(T) == sizeof(float))
+        return fft_real_launch_variant<T, KIND, 1>(in, out, n, batch, tw_t, qt_t, stream);
+    return cudaErrorInvalidValue;   /* not reached */
 #endif
 }
 
