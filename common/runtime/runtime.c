@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "threads.h"
 #if HAVE_BOINC
 #include "boinc_shim.h"
 #endif
@@ -70,6 +71,7 @@ orr_status orr_runtime_init(int gpu_app, orr_error *err)
     (void)err;
 #endif
     progress_line_on = progress_line_wanted && init_data.standalone && isatty(STDERR_FILENO);
+    orr_pool_pause_while(orr_runtime_suspended);   /* worker threads honour suspend */
     return ORR_OK;
 }
 

@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pool.h"
 #include "simd/lanes.h"
 #include "spectral.h"
+#include "threads.h"
 
 #define R double
 #define SUFFIX f64
@@ -43,7 +43,7 @@ struct spec_plan {
     int threads;      /* threads that run (at most the batch's work items) */
     size_t work_bytes;   /* scratch per thread */
     void *work;       /* threads * work_bytes, 64-byte aligned */
-    spec_pool *pool;  /* threads - 1 workers, asleep between runs */
+    orr_pool *pool;   /* threads - 1 workers, asleep between runs (NULL: one thread) */
 };
 
 /* ---- the ISA of the lane kernels ---- */
@@ -299,11 +299,16 @@ orr_status spec_plan_create(const spec_desc *desc, spec_plan **plan, orr_error *
     p->work_bytes = round64(work + 64);
     if (ok)
         ok = (p->work = aligned_alloc(64, p->work_bytes * p->threads)) != NULL;
-    if (ok)   /* NULL when it cannot start threads: the caller then does every run */
-        p->pool = spec_pool_create(p->threads);
     if (!ok) {
         spec_plan_destroy(p);
         return orr_fail(err, ORR_ERR_NOMEM, "out of memory for a spectral plan");
+    }
+    if (p->threads > 1) {
+        const orr_status st = orr_pool_create(p->threads, &p->pool, err);
+        if (st != ORR_OK) {
+            spec_plan_destroy(p);
+            return st;
+        }
     }
     *plan = p;
     return ORR_OK;
@@ -320,7 +325,8 @@ void spec_plan_destroy(spec_plan *p)
     free(p->tw2f);
     free(p->qtf);
     free(p->work);
-    spec_pool_destroy(p->pool);
+    if (p->pool)
+        orr_pool_destroy(p->pool);
     free(p);
 }
 
@@ -364,7 +370,7 @@ static void run_parallel(const spec_plan *p, int items, range_fn fn, const exec_
         return;
     }
     parallel_run r = {p, a, fn, items, t};
-    spec_pool_run(p->pool, t, run_task, &r);
+    orr_pool_run(p->pool, t, run_task, &r);
 }
 
 static size_t real_size(const spec_plan *p) { return p->d.precision == SPEC_F32 ? sizeof(float) : sizeof(double); }

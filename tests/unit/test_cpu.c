@@ -143,7 +143,7 @@ static void check_chunks(const char *file, sep_model model, int newbg)
         double worst = 0;
         for (int threads = 1; threads <= 3; threads++) {
             orr_backend be;
-            orr_backend_request req = {-1, -1, threads, orr_cpu_path_name(p)};
+            orr_backend_request req = {-1, -1, threads, orr_cpu_path_name(p), 0, 0};
             CU_ASSERT_EQUAL_FATAL(orr_open_cpu_backend(&req, &be, &err), ORR_OK);
             memset(got, 0xff, (size_t)count * sizeof *got);   /* poison */
             CU_ASSERT_EQUAL(be.sep_integral_chunks(&be, &pr.mc, &pr.s, 0, first, count, got, &err), ORR_OK);
@@ -206,7 +206,7 @@ static void test_star_probs(void)
         if (!orr_cpu_path_supported(p))
             continue;
         orr_backend be;
-        orr_backend_request req = {-1, -1, 2, orr_cpu_path_name(p)};
+        orr_backend_request req = {-1, -1, 2, orr_cpu_path_name(p), 0, 0};
         CU_ASSERT_EQUAL_FATAL(orr_open_cpu_backend(&req, &be, &err), ORR_OK);
         memset(bg, 0xff, sizeof bg);
         memset(st, 0xff, sizeof st);
@@ -255,7 +255,7 @@ static void test_unknown_path(void)
 {
     orr_backend be;
     orr_error err;
-    orr_backend_request req = {-1, -1, 1, "avx1024"};
+    orr_backend_request req = {-1, -1, 1, "avx1024", 0, 0};
     CU_ASSERT_EQUAL(orr_open_cpu_backend(&req, &be, &err), ORR_ERR_USAGE);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "scalar"));
 }

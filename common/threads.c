@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "runtime/runtime.h"
+#include "orrery.h"
 
 struct orr_pool {
     int threads;
@@ -25,9 +25,14 @@ struct orr_pool {
     atomic_int next;
 };
 
+static int (*_Atomic pause_hook)(void);
+
+void orr_pool_pause_while(int (*suspended)(void)) { atomic_store(&pause_hook, suspended); }
+
 static void pause_while_suspended(void)
 {
-    while (orr_runtime_suspended()) {
+    int (*suspended)(void) = atomic_load(&pause_hook);
+    while (suspended && suspended()) {
         struct timespec t = {0, 100 * 1000 * 1000};
         nanosleep(&t, NULL);
     }
