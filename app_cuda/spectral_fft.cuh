@@ -14,6 +14,7 @@
 #define ORRERY_CUDA_SPECTRAL_FFT_CUH
 
 #include <cuda_runtime.h>
+#include <stdint.h>
 
 template <typename T> struct cpx_of;
 template <> struct cpx_of<double> { typedef double2 type; };
@@ -300,27 +301,98 @@ template <bool WARP> __device__ __forceinline__ void pass_barrier()
 template <int R> __device__ __forceinline__ int fft_slot(int i) { return i + i / R; }
 static inline size_t fft_padded_len(int n, int radix) { return (size_t)n + n / radix; }
 
+/* STAGE (a variant): a block's transforms lie side by side in global
+ * memory (blockDim.y n complex from transform blockIdx.x blockDim.y), so
+ * the block can copy them to and from its shared buffers in 16-byte
+ * vectors, each warp instruction covering 512 contiguous bytes, instead of
+ * each thread reading its butterflies' inputs where they lie: in float two
+ * complex a load instead of one, and at small N whole sectors instead of
+ * the halves two threads of a 16-point transform reach. One more trip
+ * through shared memory each way. */
+template <typename C> struct stage_vec;
+template <> struct stage_vec<float2> { typedef float4 type; };
+template <> struct stage_vec<double2> { typedef double2 type; };
+
+/* in -> the block's buffers (transform y at y (n + n / R), slots
+ * fft_slot<R>); the transforms of the block that exist only. */
+template <int R, typename C>
+__device__ __forceinline__ void fft_stage_load(const C *in, C *sh, int n, int log2n, int batch)
+{
+    typedef typename stage_vec<C>::type V;
+    constexpr int K = sizeof(V) / sizeof(C);
+    const int t0 = blockIdx.x * blockDim.y, here = min((int)blockDim.y, batch - t0);
+    const int vectors = here * n / K, threads = blockDim.x * blockDim.y;
+    const V *src = reinterpret_cast<const V *>(in + (size_t)t0 * n);
+    for (int e = threadIdx.y * blockDim.x + threadIdx.x; e < vectors; e += threads) {
+        const V v = src[e];
+        const C *c = reinterpret_cast<const C *>(&v);
+#pragma unroll
+        for (int k = 0; k < K; k++) {
+            const int i = e * K + k;
+            sh[(i >> log2n) * (n + n / R) + fft_slot<R>(i & (n - 1))] = c[k];
+        }
+    }
+}
+
+/* Whether both ends allow the 16-byte vectors (cudaMalloc's are; a caller's
+ * offset into one may not be). */
+static inline bool fft_stage_aligned(const void *in, const void *out)
+{
+    return ((uintptr_t)in | (uintptr_t)out) % 16 == 0;
+}
+
+/* The block's buffers, times scale -> out, as fft_stage_load. */
+template <int R, typename C, typename T>
+__device__ __forceinline__ void fft_stage_store(const C *sh, C *out, int n, int log2n, int batch, T scale)
+{
+    typedef typename stage_vec<C>::type V;
+    constexpr int K = sizeof(V) / sizeof(C);
+    const int t0 = blockIdx.x * blockDim.y, here = min((int)blockDim.y, batch - t0);
+    const int vectors = here * n / K, threads = blockDim.x * blockDim.y;
+    V *dst = reinterpret_cast<V *>(out + (size_t)t0 * n);
+    for (int e = threadIdx.y * blockDim.x + threadIdx.x; e < vectors; e += threads) {
+        V v;
+        C *c = reinterpret_cast<C *>(&v);
+#pragma unroll
+        for (int k = 0; k < K; k++) {
+            const int i = e * K + k;
+            c[k] = sh[(i >> log2n) * (n + n / R) + fft_slot<R>(i & (n - 1))];
+            c[k].x *= scale;
+            c[k].y *= scale;
+        }
+        dst[e] = v;
+    }
+}
+
 /* tw: the twiddle table in the kernel's precision (rounded once from long
  * double): float2 for float, double2 for double. TW, MINB, WARP: the
  * variants (twiddle16, blocks an SM for __launch_bounds__, pass_barrier);
  * the defaults are the baseline kernel. */
-template <typename T, int LAST_R, int TW = 0, int MINB = FFT_MIN_BLOCKS, bool WARP = false>
+template <typename T, int LAST_R, int TW = 0, int MINB = FFT_MIN_BLOCKS, bool WARP = false,
+          bool STAGE = false>
 __global__ void __launch_bounds__(256, MINB)
 fft_c2c_r16(const typename cpx_of<T>::type *in, typename cpx_of<T>::type *out, int n, int batch,
             const typename cpx_of<T>::type *tw, int sign, int tw_stride)
 {
     typedef typename cpx_of<T>::type C;
     extern __shared__ unsigned char smem_raw[];
-    C *sh = reinterpret_cast<C *>(smem_raw) + (size_t)threadIdx.y * (n + n / 16);
+    C *const block_sh = reinterpret_cast<C *>(smem_raw);
+    C *sh = block_sh + (size_t)threadIdx.y * (n + n / 16);
     const int t = blockIdx.x * blockDim.y + threadIdx.y;
     const int tid = threadIdx.x;   /* n / 16 threads a transform */
     const bool live = t < batch;
     const C *src = in + (size_t)(live ? t : 0) * n;
     C *dst = out + (size_t)(live ? t : 0) * n;
+    const T scale = sign > 0 ? (T)1 / (T)n : (T)1;
+    const int log2n = __ffs(n) - 1;
     C v[16];
     int s = 1, len = n;
+    if (STAGE) {
+        fft_stage_load<16>(in, block_sh, n, log2n, batch);
+        __syncthreads();
+    }
     /* radix-16 passes */
-    for (bool first = true; len >= 16 && (len > 16 || LAST_R == 1); first = false) {
+    for (bool first = !STAGE; len >= 16 && (len > 16 || LAST_R == 1); first = false) {
         const int m = len / 16, tstep = n / len * tw_stride;
         const int p = tid / s, q = tid % s;
 #pragma unroll
@@ -331,9 +403,16 @@ fft_c2c_r16(const typename cpx_of<T>::type *in, typename cpx_of<T>::type *out, i
         twiddle16<C, T, TW>(v, tw, p * tstep, sign);
         if (!first)
             pass_barrier<WARP>();
+        if (last && STAGE) {
+#pragma unroll
+            for (int r = 0; r < 16; r++)
+                sh[fft_slot<16>(q + s * (16 * p + r))] = v[r];
+            __syncthreads();
+            fft_stage_store<16>(block_sh, out, n, log2n, batch, scale);
+            return;
+        }
         if (last) {
             if (live) {
-                const T scale = sign > 0 ? (T)1 / (T)n : (T)1;
 #pragma unroll
                 for (int r = 0; r < 16; r++) {
                     C x = v[r];
@@ -373,8 +452,18 @@ fft_c2c_r16(const typename cpx_of<T>::type *in, typename cpx_of<T>::type *out, i
         for (int g = 0; g < 2; g++)
             dft8_natural<C, T>(v + 8 * g, sign);
     }
+    if (STAGE) {
+        pass_barrier<WARP>();
+#pragma unroll
+        for (int g = 0; g < 16 / LAST_R; g++)
+#pragma unroll
+            for (int r = 0; r < LAST_R; r++)
+                sh[fft_slot<16>(g * (n / 16) + tid + s * r)] = v[g * LAST_R + r];
+        __syncthreads();
+        fft_stage_store<16>(block_sh, out, n, log2n, batch, scale);
+        return;
+    }
     if (live) {
-        const T scale = sign > 0 ? (T)1 / (T)n : (T)1;
 #pragma unroll
         for (int g = 0; g < 16 / LAST_R; g++) {
             const int q = g * (n / 16) + tid;
@@ -419,23 +508,29 @@ static cudaError_t fft_c2c_launch_r4(const void *in, void *out, int n, int batch
  * outputs q + s (8 p + r) times w_len^(p r); a last 2- or 4-point pass
  * when log2 N is not a multiple of 3. n / 8 threads a transform, blocks of
  * max(256, n / 8) threads. ---- */
-template <typename T, int LAST_R, int MINB, bool WARP>
+template <typename T, int LAST_R, int MINB, bool WARP, bool STAGE = false>
 __global__ void __launch_bounds__(512, MINB)
 fft_c2c_r8(const typename cpx_of<T>::type *in, typename cpx_of<T>::type *out, int n, int batch,
            const typename cpx_of<T>::type *tw, int sign, int tw_stride)
 {
     typedef typename cpx_of<T>::type C;
     extern __shared__ unsigned char smem_raw[];
-    C *sh = reinterpret_cast<C *>(smem_raw) + (size_t)threadIdx.y * (n + n / 8);
+    C *const block_sh = reinterpret_cast<C *>(smem_raw);
+    C *sh = block_sh + (size_t)threadIdx.y * (n + n / 8);
     const int t = blockIdx.x * blockDim.y + threadIdx.y;
     const int tid = threadIdx.x, threads = n / 8;
     const bool live = t < batch;
     const C *src = in + (size_t)(live ? t : 0) * n;
     C *dst = out + (size_t)(live ? t : 0) * n;
     const T scale = sign > 0 ? (T)1 / (T)n : (T)1;
+    const int log2n = __ffs(n) - 1;
     C v[8];
     int s = 1, len = n;
-    for (bool first = true; len >= 8 && (len > 8 || LAST_R == 1); first = false) {
+    if (STAGE) {
+        fft_stage_load<8>(in, block_sh, n, log2n, batch);
+        __syncthreads();
+    }
+    for (bool first = !STAGE; len >= 8 && (len > 8 || LAST_R == 1); first = false) {
         const int m = len / 8, tstep = n / len * tw_stride;
         const int p = tid / s, q = tid % s;
 #pragma unroll
@@ -445,6 +540,14 @@ fft_c2c_r8(const typename cpx_of<T>::type *in, typename cpx_of<T>::type *out, in
         twiddle8<C, T>(v, tw, p * tstep, sign);
         if (!first)
             pass_barrier<WARP>();
+        if (len == 8 && STAGE) {
+#pragma unroll
+            for (int r = 0; r < 8; r++)
+                sh[fft_slot<8>(q + s * r)] = v[r];
+            __syncthreads();
+            fft_stage_store<8>(block_sh, out, n, log2n, batch, scale);
+            return;
+        }
         if (len == 8) {   /* the last pass (LAST_R == 1): p = 0, s = n / 8 */
             if (live) {
 #pragma unroll
@@ -480,6 +583,17 @@ fft_c2c_r8(const typename cpx_of<T>::type *in, typename cpx_of<T>::type *out, in
         for (int g = 0; g < 4; g++)
             dft2<C, T>(v[2 * g], v[2 * g + 1]);
     }
+    if (STAGE) {
+        pass_barrier<WARP>();
+#pragma unroll
+        for (int g = 0; g < 8 / LAST_R; g++)
+#pragma unroll
+            for (int r = 0; r < LAST_R; r++)
+                sh[fft_slot<8>(g * threads + tid + s * r)] = v[g * LAST_R + r];
+        __syncthreads();
+        fft_stage_store<8>(block_sh, out, n, log2n, batch, scale);
+        return;
+    }
     if (live) {
 #pragma unroll
         for (int g = 0; g < 8 / LAST_R; g++) {
@@ -496,11 +610,13 @@ fft_c2c_r8(const typename cpx_of<T>::type *in, typename cpx_of<T>::type *out, in
 }
 
 /* One radix-8 variant (n >= 16). */
-template <typename T, int MINB, bool WARP>
+template <typename T, int MINB, bool WARP, bool STAGE = false>
 static cudaError_t fft_c2c_launch_r8(const void *in, void *out, int n, int batch, const void *tw_t,
                                      int inverse, cudaStream_t stream, int tw_stride = 1)
 {
     typedef typename cpx_of<T>::type C;
+    if (STAGE && !fft_stage_aligned(in, out))
+        return fft_c2c_launch_r8<T, MINB, WARP, false>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
     const C *tw = (const C *)tw_t;
     int log2n = 0;
     while ((1 << log2n) < n)
@@ -508,7 +624,7 @@ static cudaError_t fft_c2c_launch_r8(const void *in, void *out, int n, int batch
     const int last = 1 << (log2n % 3);   /* 1 (a power of 8), 2 or 4 */
     const int per = n / 8, ty = per >= 256 ? 1 : 256 / per;
     /* n = 8: one pass from global memory to global memory, no shared buffer */
-    const size_t smem = n == 8 ? 0 : (size_t)ty * fft_padded_len(n, 8) * sizeof(C);
+    const size_t smem = n == 8 && !STAGE ? 0 : (size_t)ty * fft_padded_len(n, 8) * sizeof(C);
     dim3 block(per, ty), grid((batch + ty - 1) / ty);
     const int sign = inverse ? 1 : -1;
     const C *i = (const C *)in;
@@ -517,11 +633,11 @@ static cudaError_t fft_c2c_launch_r8(const void *in, void *out, int n, int batch
 #define ORR_C2C_R8(L)                                                                             \
     do {                                                                                          \
         if (smem > 48 * 1024)                                                                     \
-            e = cudaFuncSetAttribute(fft_c2c_r8<T, L, MINB, WARP>,                                \
+            e = cudaFuncSetAttribute(fft_c2c_r8<T, L, MINB, WARP, STAGE>,                         \
                                      cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);     \
         if (e == cudaSuccess)                                                                     \
-            fft_c2c_r8<T, L, MINB, WARP><<<grid, block, smem, stream>>>(i, o, n, batch, tw, sign,   \
-                                                                         tw_stride);              \
+            fft_c2c_r8<T, L, MINB, WARP, STAGE><<<grid, block, smem, stream>>>(i, o, n, batch, tw,  \
+                                                                                sign, tw_stride); \
     } while (0)
     switch (last) {
     case 1: ORR_C2C_R8(1); break;
@@ -534,11 +650,13 @@ static cudaError_t fft_c2c_launch_r8(const void *in, void *out, int n, int batch
 
 /* One radix-16 variant: n / 16 threads a transform (n >= 16), transforms
  * per block for 256 threads. */
-template <typename T, int TW, int MINB, bool WARP>
+template <typename T, int TW, int MINB, bool WARP, bool STAGE = false>
 static cudaError_t fft_c2c_launch_r16(const void *in, void *out, int n, int batch, const void *tw_t,
                                       int inverse, cudaStream_t stream, int tw_stride = 1)
 {
     typedef typename cpx_of<T>::type C;
+    if (STAGE && !fft_stage_aligned(in, out))
+        return fft_c2c_launch_r16<T, TW, MINB, WARP, false>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
     const C *tw = (const C *)tw_t;
     int log2n = 0;
     while ((1 << log2n) < n)
@@ -546,7 +664,7 @@ static cudaError_t fft_c2c_launch_r16(const void *in, void *out, int n, int batc
     const int last = 1 << (log2n % 4);   /* 1 (a power of 16), 2, 4 or 8 */
     const int per = n / 16, ty = 256 / per < 1 ? 1 : 256 / per;
     /* n = 16: one pass from global memory to global memory, no shared buffer */
-    const size_t smem = n == 16 ? 0 : (size_t)ty * fft_padded_len(n, 16) * sizeof(C);
+    const size_t smem = n == 16 && !STAGE ? 0 : (size_t)ty * fft_padded_len(n, 16) * sizeof(C);
     dim3 block(per, ty), grid((batch + ty - 1) / ty);
     const int sign = inverse ? 1 : -1;
     const C *i = (const C *)in;
@@ -555,11 +673,11 @@ static cudaError_t fft_c2c_launch_r16(const void *in, void *out, int n, int batc
 #define ORR_C2C_R16(L)                                                                            \
     do {                                                                                          \
         if (smem > 48 * 1024)                                                                     \
-            e = cudaFuncSetAttribute(fft_c2c_r16<T, L, TW, MINB, WARP>,                           \
+            e = cudaFuncSetAttribute(fft_c2c_r16<T, L, TW, MINB, WARP, STAGE>,                    \
                                      cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);     \
         if (e == cudaSuccess)                                                                     \
-            fft_c2c_r16<T, L, TW, MINB, WARP><<<grid, block, smem, stream>>>(i, o, n, batch, tw,  \
-                                                                             sign, tw_stride);    \
+            fft_c2c_r16<T, L, TW, MINB, WARP, STAGE><<<grid, block, smem, stream>>>(              \
+                i, o, n, batch, tw, sign, tw_stride);                                             \
     } while (0)
     switch (last) {
     case 1: ORR_C2C_R16(1); break;
@@ -582,7 +700,7 @@ static cudaError_t fft_c2c_launch_r16(const void *in, void *out, int n, int batc
  * that defines FFT_ALL_VARIANTS (the bench, the device check) compiles
  * them all; elsewhere the launcher compiles and runs the defaults whatever
  * variant is asked, which keeps the app's build time and size down. */
-#define FFT_C2C_VARIANTS 7
+#define FFT_C2C_VARIANTS 11
 #define FFT_C2C_SHORT_N 128   /* below: the short default */
 #define FFT_C2C_LONG_N 2048   /* from here: the long default */
 template <typename T> constexpr int fft_c2c_default_variant(int n)
@@ -600,6 +718,10 @@ static inline const char *fft_c2c_variant_name(int variant)
     case 4: return "r16 2 tw, warp, f32 3 / f64 1 blk";
     case 5: return "r8, warp, 64 regs";
     case 6: return "r8, warp, 128 regs";
+    case 7: return "r8, 128 regs, staged";
+    case 8: return "r8, 64 regs, staged";
+    case 9: return "r16 f32 3 / f64 1 blk, staged";
+    case 10: return "r16 2 tw, warp, staged";
     default: return "?";
     }
 }
@@ -628,6 +750,19 @@ static cudaError_t fft_c2c_launch_variant(const void *in, void *out, int n, int 
     } else if constexpr (V == 6) {
         return warp8 ? fft_c2c_launch_r8<T, 1, true>(in, out, n, batch, tw_t, inverse, stream, tw_stride)
                      : fft_c2c_launch_r8<T, 1, false>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
+    } else if constexpr (V == 7) {
+        return warp8 ? fft_c2c_launch_r8<T, 1, true, true>(in, out, n, batch, tw_t, inverse, stream, tw_stride)
+                     : fft_c2c_launch_r8<T, 1, false, true>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
+    } else if constexpr (V == 8) {
+        return warp8 ? fft_c2c_launch_r8<T, 2, true, true>(in, out, n, batch, tw_t, inverse, stream, tw_stride)
+                     : fft_c2c_launch_r8<T, 2, false, true>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
+    } else if constexpr (V == 9) {
+        constexpr int minb = sizeof(T) == 4 ? 3 : 1;
+        return warp16 ? fft_c2c_launch_r16<T, 2, minb, true, true>(in, out, n, batch, tw_t, inverse, stream, tw_stride)
+                      : fft_c2c_launch_r16<T, 2, minb, false, true>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
+    } else if constexpr (V == 10) {
+        return warp16 ? fft_c2c_launch_r16<T, 2, FFT_MIN_BLOCKS, true, true>(in, out, n, batch, tw_t, inverse, stream, tw_stride)
+                      : fft_c2c_launch_r16<T, 2, FFT_MIN_BLOCKS, false, true>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
     } else {
         static_assert(V == 0, "C2C variants are 0 .. FFT_C2C_VARIANTS - 1");
         return fft_c2c_launch_r16<T, 0, FFT_MIN_BLOCKS, false>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
@@ -659,6 +794,10 @@ static cudaError_t fft_c2c_launch(const void *in, void *out, int n, int batch, c
     case 4: return fft_c2c_launch_variant<T, 4>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
     case 5: return fft_c2c_launch_variant<T, 5>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
     case 6: return fft_c2c_launch_variant<T, 6>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
+    case 7: return fft_c2c_launch_variant<T, 7>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
+    case 8: return fft_c2c_launch_variant<T, 8>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
+    case 9: return fft_c2c_launch_variant<T, 9>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
+    case 10: return fft_c2c_launch_variant<T, 10>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
     default: return cudaErrorInvalidValue;
     }
 #else
