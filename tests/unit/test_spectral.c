@@ -608,7 +608,7 @@ static void test_isa_paths(void)
 static void test_lane_independence(void)
 {
     static const char *const isas[] = {"generic", "sse2", "avx2", "avx512"};
-    static const int sizes[] = {16, 64, 256};
+    static const int sizes[] = {16, 64, 256, 1024};   /* 1024: the cache-blocked FFT */
     for (size_t i = 0; i < sizeof isas / sizeof *isas; i++) {
         if (!spec_lanes_force(isas[i]))
             continue;

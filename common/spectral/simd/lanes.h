@@ -39,10 +39,11 @@ typedef struct {
     spec_lanes_f32_fn run_f32;
 } spec_lanes_isa;
 
-/* the kernel's buffers: input, FFT and scratch n + 16 each (room for the
- * FFT's padding), spectrum n/2 + 2, output n complex, and n reals, each a
- * vector of lanes */
-#define SPEC_LANES_WORK_REALS(n, lanes) ((10 * (size_t)(n) + 128) * (size_t)(lanes))
+/* the kernel's buffers: input and FFT SPEC_LANES_FFT_ROOM(n) each (room for
+ * the FFT's padding and its cache blocks), scratch n + 16, spectrum n/2 + 2,
+ * output n complex, and n reals, each a vector of lanes */
+#define SPEC_LANES_FFT_ROOM(n) ((size_t)(n) + 16 * 17 + 16)
+#define SPEC_LANES_WORK_REALS(n, lanes) ((10 * (size_t)(n) + 1280) * (size_t)(lanes))
 
 extern const spec_lanes_isa spec_lanes_generic;
 extern const spec_lanes_isa spec_lanes_sse2;

@@ -22,7 +22,9 @@ typedef struct {
     V re, im;
 } VC;
 
-#define BC(x) ((V){0} + (R)(x))
+/* a broadcast: x - 0 is x for every x (0 + x would turn -0 into +0, so
+ * the compiler would keep a scalar add) */
+#define BC(x) ((R)(x) - (V){0})
 
 /* Between passes the buffers hold element j at j + j / (n/16) (one vector
  * pair of padding per sixteenth, pad = -1; pad = 0: unpadded): a radix-16
@@ -108,30 +110,33 @@ static inline __attribute__((always_inline)) void FN(dft16)(VC *x, VC w1, VC w3,
 static void FN(pass16)(const VC *src, VC *dst, int s, int m, int sh, int in_pad, int out_pad,
                        const R *tw, int tstep, VC w1, VC w3, V c8)
 {
+    /* The 16 input streams s m = n/16 apart, one more where padded (runs of
+     * s never cross a sixteenth: s <= n/16 divides it). The outputs s
+     * apart; where padded and 16 s > n/16 (only m = 8: a 128-point rest
+     * of the radix-16 order) the last 8 one further. A base and a stride
+     * keep the 32 stream addresses out of memory. */
+    const int in_step = s * m + (in_pad & 1), cross = out_pad && 16 * s > (1 << sh);
     for (int p = 0; p < m; p++) {
-        /* runs of s never cross a sixteenth (s <= n/16 divides it) */
-        const VC *ip[16];
-        VC *op[16];
-        _Pragma("GCC unroll 16") for (int k = 0; k < 16; k++) {
-            ip[k] = src + PADDED(s * p + s * m * k, in_pad);
-            op[k] = dst + PADDED(s * (16 * p + k), out_pad);
-        }
+        const VC *ib = src + s * p;
+        VC *ob = dst + PADDED(16 * s * p, out_pad);
         for (int q = 0; q < s; q++) {
             VC xv[16];
             _Pragma("GCC unroll 16") for (int k = 0; k < 16; k++)
-                xv[k] = ip[k][q];
+                xv[k] = ib[k * in_step + q];
             FN(dft16)(xv, w1, w3, c8);
-            op[0][q] = xv[0];
+#define OUT(k) ob[(k) * s + (cross & ((k) >> 3)) + q]
+            OUT(0) = xv[0];
             if (p == 0) {
                 _Pragma("GCC unroll 16") for (int k = 1; k < 16; k++)
-                    op[k][q] = xv[k];
+                    OUT(k) = xv[k];
             } else {
                 _Pragma("GCC unroll 16") for (int k = 1; k < 16; k++) {
                     const V wr = BC(tw[2 * (size_t)k * p * tstep]), wi = BC(tw[2 * (size_t)k * p * tstep + 1]);
-                    op[k][q].re = xv[k].re * wr - xv[k].im * wi;
-                    op[k][q].im = xv[k].re * wi + xv[k].im * wr;
+                    OUT(k).re = xv[k].re * wr - xv[k].im * wi;
+                    OUT(k).im = xv[k].re * wi + xv[k].im * wr;
                 }
             }
+#undef OUT
         }
     }
 }
@@ -304,6 +309,72 @@ static VC *FN(vfft)(VC *x, VC *y, int n, const R *tw, int step)
 }
 #undef PADDED
 
+/* Cache blocking for long transforms. vfft's passes each sweep the lanes'
+ * whole buffer (n vector pairs: 32 KB and more from n = 256 on AVX-512),
+ * which then streams from L2. Here one decimation-in-frequency radix-16
+ * step splits the transform into 16 independent ones of n / 16 points,
+ * each written to its own block, and vfft runs each block while it sits
+ * in L1: y_k[q] = W_n^{qk} DFT16(x[q + m r])_k, X[k + 16 j] = FFT_m(y_k)_j.
+ * Blocks lie FFT_BLOCK_STRIDE(m) apart: room for vfft's padding, and one
+ * more pair so the 16 streams of the split fall in different L1 sets. */
+#define FFT_BLOCKED_MIN_N 512
+#define FFT_BLOCK_STRIDE(m) ((m) + 17)
+
+/* x: input padded per sixteenth (element i at i + i / m, m = n / 16, as
+ * gather_c writes it for these n); x and y room for 16 blocks each.
+ * Returns the result's base: element i at base[(i & 15) * bs + (i >> 4)]. */
+static VC *FN(vfft_blocked)(VC *x, VC *y, int n, const R *tw, int step)
+{
+    const int m = n / 16, bs = FFT_BLOCK_STRIDE(m);
+    const V c8 = BC(tw[2 * (size_t)(n / 8) * step]);
+    const VC w1 = {BC(tw[2 * (size_t)(n / 16) * step]), BC(tw[2 * (size_t)(n / 16) * step + 1])};
+    const VC w3 = {BC(tw[6 * (size_t)(n / 16) * step]), BC(tw[6 * (size_t)(n / 16) * step + 1])};
+    for (int q = 0; q < m; q++) {
+        VC xv[16];
+        _Pragma("GCC unroll 16") for (int r = 0; r < 16; r++)
+            xv[r] = x[q + r * (m + 1)];
+        FN(dft16)(xv, w1, w3, c8);
+        y[q] = xv[0];
+        _Pragma("GCC unroll 16") for (int k = 1; k < 16; k++) {
+            const size_t t = 2 * (size_t)q * k * step;
+            const V wr = BC(tw[t]), wi = BC(tw[t + 1]);
+            y[k * bs + q].re = xv[k].re * wr - xv[k].im * wi;
+            y[k * bs + q].im = xv[k].re * wi + xv[k].im * wr;
+        }
+    }
+    VC *res = y;
+    for (int k = 0; k < 16; k++)   /* x is free now: the blocks' scratch */
+        res = FN(vfft)(y + k * bs, x + k * bs, m, tw, 16 * step);
+    return res - 15 * bs;   /* every block ends in the same buffer */
+}
+
+/* Where an FFT's result element i lies (vfft: i; vfft_blocked: as above). */
+typedef struct {
+    int block_stride;   /* 0: in order */
+} FN(order);
+static inline __attribute__((always_inline)) int FN(at)(FN(order) o, int i)
+{
+    return o.block_stride ? (i & 15) * o.block_stride + (i >> 4) : i;
+}
+
+/* The complex FFT every kind runs: vfft, or from FFT_BLOCKED_MIN_N on
+ * vfft_blocked. Its input element i goes to x[FFT_IN(i, FN(fft_in_shift)(n))]
+ * (padded per sixteenth for the blocked one); *ord says where the result's
+ * elements are. */
+static inline int FN(fft_in_shift)(int n)
+{
+    int shift = 0;   /* log2(n / 16) */
+    while (n >= FFT_BLOCKED_MIN_N && (16 << shift) < n)
+        shift++;
+    return shift;
+}
+#define FFT_IN(i, shift) ((shift) ? (i) + ((i) >> (shift)) : (i))
+static VC *FN(fft)(VC *x, VC *y, int n, const R *tw, int step, FN(order) *ord)
+{
+    ord->block_stride = n >= FFT_BLOCKED_MIN_N ? FFT_BLOCK_STRIDE(n / 16) : 0;
+    return n >= FFT_BLOCKED_MIN_N ? FN(vfft_blocked)(x, y, n, tw, step) : FN(vfft)(x, y, n, tw, step);
+}
+
 /* An NL x NL transpose in registers (m[r][c] -> m[c][r]): log2 NL stages,
  * each swapping the off-diagonal blocks of size bb between row pairs. The
  * masks are constants folded at compile time. */
@@ -333,8 +404,11 @@ static inline __attribute__((always_inline)) void FN(transpose)(V *m)
  * Contiguous full groups go through register transposes of NL x NL blocks
  * (the lane layout of n complex is that of 2n reals). */
 static void FN(gather_c)(const R *in, ptrdiff_t es, ptrdiff_t coff, ptrdiff_t dist, int count,
-                         int n, R imsign, VC *x)
+                         int n, R imsign, VC *x, int pad_shift)
 {
+    /* pad_shift > 0: element i at i + (i >> pad_shift), as vfft_blocked
+     * reads it (runs of NL / 2 elements never cross a padding slot) */
+#define GATHER_AT(i) FFT_IN(i, pad_shift)
     R *xr = (R *)x;
     int i0 = 0;
     if (es == 2 && coff == 1 && count == L) {
@@ -345,9 +419,10 @@ static void FN(gather_c)(const R *in, ptrdiff_t es, ptrdiff_t coff, ptrdiff_t di
             _Pragma("GCC unroll 16") for (int l = 0; l < NL; l++)
                 memcpy(&m[l], in + l * dist + blk, sizeof m[l]);
             FN(transpose)(m);
+            const int at = 2 * GATHER_AT(blk / 2);
             _Pragma("GCC unroll 16") for (int k = 0; k < NL; k += 2) {
-                xv[blk + k] = m[k];
-                xv[blk + k + 1] = imsign * m[k + 1];
+                xv[at + k] = m[k];
+                xv[at + k + 1] = imsign * m[k + 1];
             }
         }
         i0 = blocked / 2;
@@ -360,36 +435,37 @@ static void FN(gather_c)(const R *in, ptrdiff_t es, ptrdiff_t coff, ptrdiff_t di
             V u, w;
             memcpy(&u, in + i * es, sizeof u);
             memcpy(&w, in + i * es + NL, sizeof w);
-            xv[2 * i] = __builtin_shuffle(u, w, even);
-            xv[2 * i + 1] = imsign * __builtin_shuffle(u, w, odd);
+            xv[2 * GATHER_AT(i)] = __builtin_shuffle(u, w, even);
+            xv[2 * GATHER_AT(i) + 1] = imsign * __builtin_shuffle(u, w, odd);
         }
         i0 = n;
     }
     for (int l = 0; l < count; l++) {
         const R *s = in + l * dist;
         for (int i = i0; i < n; i++) {
-            xr[2 * i * L + l] = s[i * es];
-            xr[(2 * i + 1) * L + l] = imsign * s[i * es + coff];
+            xr[2 * GATHER_AT(i) * L + l] = s[i * es];
+            xr[(2 * GATHER_AT(i) + 1) * L + l] = imsign * s[i * es + coff];
         }
     }
     for (int l = count; l < L; l++)
         for (int i = 0; i < n; i++)
-            xr[2 * i * L + l] = xr[(2 * i + 1) * L + l] = 0;
+            xr[2 * GATHER_AT(i) * L + l] = xr[(2 * GATHER_AT(i) + 1) * L + l] = 0;
+#undef GATHER_AT
 }
 
-static void FN(scatter_c)(const VC *x, ptrdiff_t es, ptrdiff_t dist, int count, int n, R scale,
-                          R imscale, R *out)
+static void FN(scatter_c)(const VC *x, FN(order) ord, ptrdiff_t es, ptrdiff_t dist, int count,
+                          int n, R scale, R imscale, R *out)
 {
     const R *xr = (const R *)x;
     int i0 = 0;
     if (es == 2 && count == L) {
-        const V *xv = (const V *)x;
         const int blocked = (2 * n) / NL * NL;
         for (int blk = 0; blk < blocked; blk += NL) {
             V m[NL];
             _Pragma("GCC unroll 16") for (int k = 0; k < NL; k += 2) {
-                m[k] = xv[blk + k] * scale;
-                m[k + 1] = xv[blk + k + 1] * imscale;
+                const VC e = x[FN(at)(ord, (blk + k) / 2)];
+                m[k] = e.re * scale;
+                m[k + 1] = e.im * imscale;
             }
             FN(transpose)(m);
             _Pragma("GCC unroll 16") for (int l = 0; l < NL; l++)
@@ -400,9 +476,9 @@ static void FN(scatter_c)(const VC *x, ptrdiff_t es, ptrdiff_t dist, int count, 
         /* adjacent complex transforms: re and im vectors interleaved back */
         const FN(ivec) iota = IOTA, half = iota >> 1, pick = (iota & 1) * NL;
         const FN(ivec) lo = half + pick, hi = half + NL / 2 + pick;
-        const V *xv = (const V *)x;
         for (int i = 0; i < n; i++) {
-            const V re = xv[2 * i] * scale, im = xv[2 * i + 1] * imscale;
+            const VC e = x[FN(at)(ord, i)];
+            const V re = e.re * scale, im = e.im * imscale;
             const V u = __builtin_shuffle(re, im, lo), w = __builtin_shuffle(re, im, hi);
             memcpy(out + i * es, &u, sizeof u);
             memcpy(out + i * es + NL, &w, sizeof w);
@@ -412,8 +488,8 @@ static void FN(scatter_c)(const VC *x, ptrdiff_t es, ptrdiff_t dist, int count, 
     for (int l = 0; l < count; l++) {
         R *d = out + l * dist;
         for (int i = i0; i < n; i++) {
-            d[i * es] = xr[2 * i * L + l] * scale;
-            d[i * es + 1] = xr[(2 * i + 1) * L + l] * imscale;
+            d[i * es] = xr[2 * FN(at)(ord, i) * L + l] * scale;
+            d[i * es + 1] = xr[(2 * FN(at)(ord, i) + 1) * L + l] * imscale;
         }
     }
 }
@@ -471,15 +547,16 @@ static void FN(scatter_r)(const V *x, ptrdiff_t es, ptrdiff_t dist, int count, i
  * n/2-point complex FFT; tw is the table for n points. */
 static void FN(vr2c)(const V *v, VC *out, VC *z, VC *scratch, int n, const R *tw)
 {
-    const int h = n / 2;
+    const int h = n / 2, shift = FN(fft_in_shift)(h);
     for (int i = 0; i < h; i++) {
-        z[i].re = v[2 * i];
-        z[i].im = v[2 * i + 1];
+        z[FFT_IN(i, shift)].re = v[2 * i];
+        z[FFT_IN(i, shift)].im = v[2 * i + 1];
     }
-    const VC *f = FN(vfft)(z, scratch, h, tw, 2);
+    FN(order) o;
+    const VC *f = FN(fft)(z, scratch, h, tw, 2, &o);
     const V half = BC(0.5), mhalf = BC(-0.5);
     for (int k = 0; k < h; k++) {
-        const VC a = f[k], b = f[k == 0 ? 0 : h - k];   /* Z_k, Z_{h-k} */
+        const VC a = f[FN(at)(o, k)], b = f[FN(at)(o, k == 0 ? 0 : h - k)];   /* Z_k, Z_{h-k} */
         const V er = half * (a.re + b.re), ei = half * (a.im - b.im);    /* E_k */
         const V or_ = half * (a.im + b.im), oi = mhalf * (a.re - b.re);  /* O_k */
         const V wr = BC(tw[2 * (size_t)k]), wi = BC(tw[2 * (size_t)k + 1]);
@@ -487,7 +564,7 @@ static void FN(vr2c)(const V *v, VC *out, VC *z, VC *scratch, int n, const R *tw
         out[k].im = ei + (or_ * wi + oi * wr);
     }
     /* k = h: W^h = -1 exactly */
-    const VC a = f[0];
+    const VC a = f[FN(at)(o, 0)];
     const V er = half * (a.re + a.re), ei = half * (a.im - a.im);
     const V or_ = half * (a.im + a.im), oi = mhalf * (a.re - a.re);
     out[h].re = er - or_;
@@ -495,11 +572,11 @@ static void FN(vr2c)(const V *v, VC *out, VC *z, VC *scratch, int n, const R *tw
 }
 
 /* The inverse without 1/n: y (n/2 + 1 complex) -> conj of the n/2-point
- * result, returned (x_{2i} its re, -x_{2i+1} its im, times h for the
- * unscaled pair). */
-static const VC *FN(vc2r)(const VC *y, VC *z, VC *scratch, int n, const R *tw)
+ * result, returned, its element i at FN(at)(*o, i) (x_{2i} its re,
+ * -x_{2i+1} its im, times h for the unscaled pair). */
+static const VC *FN(vc2r)(const VC *y, VC *z, VC *scratch, int n, const R *tw, FN(order) *o)
 {
-    const int h = n / 2;
+    const int h = n / 2, shift = FN(fft_in_shift)(h);
     const V half = BC(0.5);
     for (int k = 0; k < h; k++) {
         const VC a = y[k], b = y[h - k];
@@ -508,10 +585,10 @@ static const VC *FN(vc2r)(const VC *y, VC *z, VC *scratch, int n, const R *tw)
         const V wr = BC(tw[2 * (size_t)k]), wi = BC(-tw[2 * (size_t)k + 1]);   /* W^{-k} */
         const V or_ = dr * wr - di * wi, oi = dr * wi + di * wr;
         /* Z_k = E_k + j O_k, conjugated for the forward FFT */
-        z[k].re = er - oi;
-        z[k].im = -(ei + or_);
+        z[FFT_IN(k, shift)].re = er - oi;
+        z[FFT_IN(k, shift)].im = -(ei + or_);
     }
-    return FN(vfft)(z, scratch, h, tw, 2);
+    return FN(fft)(z, scratch, h, tw, 2, o);
 }
 
 /* A full group of contiguous 16-point transforms (the c2c path above for
@@ -555,7 +632,9 @@ static void FN(lanes_run)(const spec_lanes_job *j, const R *in, R *out, int coun
     const int n = j->n, h = n / 2;
     const R *tw = j->tw, *qt = j->qt;
     /* the FFT's buffers have room for its padding (vfft) */
-    VC *a = (VC *)work, *z = a + n + 16, *scr = z + n + 16, *sp = scr + n + 16, *o = sp + h + 2;
+    VC *a = (VC *)work, *z = a + SPEC_LANES_FFT_ROOM(n), *scr = z + SPEC_LANES_FFT_ROOM(n),
+       *sp = scr + n + 16, *o = sp + h + 2;
+    const FN(order) in_order = {0};
     V *v = (V *)(o + n);
     const ptrdiff_t is = j->in_stride, os = j->out_stride;
     switch (j->kind) {
@@ -565,10 +644,11 @@ static void FN(lanes_run)(const spec_lanes_job *j, const R *in, R *out, int coun
             FN(c2c16)(in, 2 * j->in_dist, out, 2 * j->out_dist, sg, (R)j->scale, tw);
             break;
         }
-        FN(gather_c)(in, 2 * is, 1, 2 * j->in_dist, count, n, sg, a);
-        const VC *f = FN(vfft)(a, z, n, tw, 1);
         const R scale = (R)j->scale;
-        FN(scatter_c)(f, 2 * os, 2 * j->out_dist, count, n, scale, sg * scale, out);
+        FN(order) ord;
+        FN(gather_c)(in, 2 * is, 1, 2 * j->in_dist, count, n, sg, a, FN(fft_in_shift)(n));
+        const VC *f = FN(fft)(a, z, n, tw, 1, &ord);
+        FN(scatter_c)(f, ord, 2 * os, 2 * j->out_dist, count, n, scale, sg * scale, out);
         break;
     }
     case SPEC_R2C:
@@ -576,7 +656,7 @@ static void FN(lanes_run)(const spec_lanes_job *j, const R *in, R *out, int coun
         FN(gather_r)(in, is, j->in_dist, count, n, (V *)a);
         FN(vr2c)((V *)a, sp, z, scr, n, tw);
         if (j->kind == SPEC_R2C) {
-            FN(scatter_c)(sp, 2 * os, 2 * j->out_dist, count, h + 1, 1, 1, out);
+            FN(scatter_c)(sp, in_order, 2 * os, 2 * j->out_dist, count, h + 1, 1, 1, out);
             break;
         }
         V *ho = (V *)o;
@@ -588,13 +668,14 @@ static void FN(lanes_run)(const spec_lanes_job *j, const R *in, R *out, int coun
         break;
     }
     case SPEC_C2R: {
-        FN(gather_c)(in, 2 * is, 1, 2 * j->in_dist, count, h + 1, 1, a);
-        const VC *f = FN(vc2r)(a, z, scr, n, tw);
+        FN(gather_c)(in, 2 * is, 1, 2 * j->in_dist, count, h + 1, 1, a, 0);
+        FN(order) ord;
+        const VC *f = FN(vc2r)(a, z, scr, n, tw, &ord);
         const V sc = BC((R)1 / (R)h), msc = BC(-(R)1 / (R)h);
         V *ro = (V *)o;
         for (int i = 0; i < h; i++) {
-            ro[2 * i] = f[i].re * sc;
-            ro[2 * i + 1] = f[i].im * msc;
+            ro[2 * i] = f[FN(at)(ord, i)].re * sc;
+            ro[2 * i + 1] = f[FN(at)(ord, i)].im * msc;
         }
         FN(scatter_r)(ro, os, j->out_dist, count, n, out);
         break;
@@ -625,12 +706,13 @@ static void FN(lanes_run)(const spec_lanes_job *j, const R *in, R *out, int coun
             sp[k].re = ya * cr + yb * ci;
             sp[k].im = ya * ci - yb * cr;
         }
-        const VC *f = FN(vc2r)(sp, z, scr, n, tw);
+        FN(order) ord;
+        const VC *f = FN(vc2r)(sp, z, scr, n, tw, &ord);
         /* v_i = (conj f)_i / h, out = v * n/2: the two scales are one factor 1 */
         V *ro = (V *)o;
         for (int i = 0; i < h; i++) {
-            v[2 * i] = f[i].re;
-            v[2 * i + 1] = -f[i].im;
+            v[2 * i] = f[FN(at)(ord, i)].re;
+            v[2 * i + 1] = -f[FN(at)(ord, i)].im;
         }
         for (int k = 0; k < h; k++) {
             ro[2 * k] = v[k];
@@ -641,7 +723,7 @@ static void FN(lanes_run)(const spec_lanes_job *j, const R *in, R *out, int coun
     }
     case SPEC_CONV2D: {
         const R *S = j->shape;
-        FN(gather_c)(in, 2 * is, 1, 2 * j->in_dist, count, n, 1, a);
+        FN(gather_c)(in, 2 * is, 1, 2 * j->in_dist, count, n, 1, a, 0);
         VC *f = FN(vfft)(a, z, n, tw, 1);
         for (int i = 0; i < n; i++) {
             V s = BC(0);
@@ -655,7 +737,7 @@ static void FN(lanes_run)(const spec_lanes_job *j, const R *in, R *out, int coun
             f[i].im = -(f[i].im * s);
         }
         const VC *g = FN(vfft)(f, f == a ? z : a, n, tw, 1);
-        FN(scatter_c)(g, 2 * os, 2 * j->out_dist, count, n, 1, -1, out);
+        FN(scatter_c)(g, in_order, 2 * os, 2 * j->out_dist, count, n, 1, -1, out);
         break;
     }
     default:
