@@ -364,6 +364,23 @@ __device__ __forceinline__ void fft_stage_store(const C *sh, C *out, int n, int 
     }
 }
 
+/* A staged kernel's short last pass (R / LAST_R butterflies of LAST_R
+ * points a thread, butterfly g at g n / R + tid, outputs s apart): its
+ * outputs to the transform's buffer sh, then the block's copy out. */
+template <int R, int LAST_R, bool WARP, typename C, typename T>
+__device__ __forceinline__ void fft_stage_last(const C *v, C *sh, const C *block_sh, C *out, int n,
+                                               int log2n, int batch, int s, T scale)
+{
+    pass_barrier<WARP>();
+#pragma unroll
+    for (int g = 0; g < R / LAST_R; g++)
+#pragma unroll
+        for (int r = 0; r < LAST_R; r++)
+            sh[fft_slot<R>(g * (n / R) + threadIdx.x + s * r)] = v[g * LAST_R + r];
+    __syncthreads();
+    fft_stage_store<R>(block_sh, out, n, log2n, batch, scale);
+}
+
 /* tw: the twiddle table in the kernel's precision (rounded once from long
  * double): float2 for float, double2 for double. TW, MINB, WARP: the
  * variants (twiddle16, blocks an SM for __launch_bounds__, pass_barrier);
@@ -453,14 +470,7 @@ fft_c2c_r16(const typename cpx_of<T>::type *in, typename cpx_of<T>::type *out, i
             dft8_natural<C, T>(v + 8 * g, sign);
     }
     if (STAGE) {
-        pass_barrier<WARP>();
-#pragma unroll
-        for (int g = 0; g < 16 / LAST_R; g++)
-#pragma unroll
-            for (int r = 0; r < LAST_R; r++)
-                sh[fft_slot<16>(g * (n / 16) + tid + s * r)] = v[g * LAST_R + r];
-        __syncthreads();
-        fft_stage_store<16>(block_sh, out, n, log2n, batch, scale);
+        fft_stage_last<16, LAST_R, WARP>(v, sh, block_sh, out, n, log2n, batch, s, scale);
         return;
     }
     if (live) {
@@ -584,14 +594,7 @@ fft_c2c_r8(const typename cpx_of<T>::type *in, typename cpx_of<T>::type *out, in
             dft2<C, T>(v[2 * g], v[2 * g + 1]);
     }
     if (STAGE) {
-        pass_barrier<WARP>();
-#pragma unroll
-        for (int g = 0; g < 8 / LAST_R; g++)
-#pragma unroll
-            for (int r = 0; r < LAST_R; r++)
-                sh[fft_slot<8>(g * threads + tid + s * r)] = v[g * LAST_R + r];
-        __syncthreads();
-        fft_stage_store<8>(block_sh, out, n, log2n, batch, scale);
+        fft_stage_last<8, LAST_R, WARP>(v, sh, block_sh, out, n, log2n, batch, s, scale);
         return;
     }
     if (live) {
