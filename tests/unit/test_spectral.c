@@ -272,7 +272,8 @@ static void test_identities(void)
 
 static void test_fft2(void)
 {
-    static const int dims[][2] = {{16, 16}, {8, 32}, {64, 16}, {32, 32}};
+    /* 512: the cache-blocked FFT, on rows and on adjacent columns */
+    static const int dims[][2] = {{16, 16}, {8, 32}, {64, 16}, {32, 32}, {512, 32}, {32, 512}};
     for (int p = 0; p < 2; p++)
         for (size_t s = 0; s < sizeof dims / sizeof *dims; s++)
             for (int inverse = 0; inverse < 2; inverse++) {
