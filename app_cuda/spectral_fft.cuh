@@ -699,7 +699,9 @@ static cudaError_t fft_c2c_launch_r16(const void *in, void *out, int n, int batc
  * session): double: radix 8 in 128 registers (6) below N = 128, radix 8 in
  * 64 registers (5) below N = 2048, radix 16 with two twiddle loads and warp
  * barriers (3) above; single: radix 8 in 64 registers (5) below N = 128,
- * radix 16 with two twiddle loads at 3 blocks an SM (4) above. Only a file
+ * radix 16 with two twiddle loads at 3 blocks an SM (4) above. Variants
+ * 7-10 are 6, 5, 4 and 3 with staged global memory access (STAGE), not
+ * yet timed on a device. Only a file
  * that defines FFT_ALL_VARIANTS (the bench, the device check) compiles
  * them all; elsewhere the launcher compiles and runs the defaults whatever
  * variant is asked, which keeps the app's build time and size down. */
