@@ -1,12 +1,14 @@
 /* Batched complex FFT on the GPU, power-of-two N up to 4096 (specs/
- * spectral.md), behind the backend's spec_run and the bench. N < 32: one
+ * spectral.md), behind the backend's spec_run and the bench. N < 16: one
  * transform in shared memory, radix-4 butterflies (one radix-2 pass when
  * log2 N is odd), a barrier between reading a pass's inputs and writing
- * its outputs. N >= 32: fft_c2c_r16, 16 points a thread in registers,
- * radix-16 Stockham passes (a 2-, 4- or 8-point last pass), the first
- * reading global memory and the last writing it; and, as variants the
- * bench compares, fewer twiddle loads, warp barriers, other register caps
- * and radix-8 passes (fft_c2c_launch). Small transforms share a block.
+ * its outputs. N >= 16: the register kernels, 8 (fft_c2c_r8) or 16
+ * (fft_c2c_r16) points a thread, radix-8 or radix-16 Stockham passes
+ * through padded shared buffers (a shorter last pass), the first reading
+ * global memory and the last writing it; the variants the bench compares
+ * (register caps, twiddle loads, warp barriers, staged global access) and
+ * the defaults per precision and N are at fft_c2c_launch. Small transforms
+ * share a block.
  * Twiddles come from a table of e^{-2 pi j k / N} (long double on the host,
  * rounded once). Conventions as the CPU kernels: unnormalised forward,
  * inverse with 1/N. */
