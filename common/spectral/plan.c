@@ -303,6 +303,8 @@ orr_status spec_plan_create(const spec_desc *desc, spec_plan **plan, orr_error *
         spec_plan_destroy(p);
         return orr_fail(err, ORR_ERR_NOMEM, "out of memory for a spectral plan");
     }
+    /* zeroed: kernels may keep tables there between runs, tagged (lanes.h) */
+    memset(p->work, 0, p->work_bytes * p->threads);
     if (p->threads > 1) {
         const orr_status st = orr_pool_create(p->threads, &p->pool, err);
         if (st != ORR_OK) {
@@ -415,6 +417,7 @@ static void range_1d(const spec_plan *p, const exec_args *a, void *work, int g0,
     j.out_dist = d->out_dist;
     j.tw = f32 ? (const void *)p->twf : p->tw;
     j.qt = f32 ? (const void *)p->qtf : p->qt;
+    j.one_at_a_time = 1;
     const size_t in_step = d->in_dist * (is_complex_in(d->kind) ? 2 : 1) * real_size(p);
     const size_t out_step = d->out_dist * (is_complex_out(d->kind) ? 2 : 1) * real_size(p);
     for (int g = g0; g < g1; g++) {

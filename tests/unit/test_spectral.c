@@ -569,7 +569,7 @@ static void test_isa_paths(void)
                  {SPEC_DCT2, 0}, {SPEC_DCT3, 0}, {SPEC_DHT, 0}};
     static const struct {
         int n, batch;
-    } sizes[] = {{4, 37}, {8, 37}, {16, 37}, {32, 37}, {256, 21}, {512, 19}, {1024, 17}};
+    } sizes[] = {{4, 37}, {8, 37}, {16, 37}, {32, 37}, {64, 23}, {256, 21}, {512, 19}, {1024, 17}};
     int ran = 0;
     for (size_t i = 0; i < sizeof isas / sizeof *isas; i++) {
         if (!spec_lanes_force(isas[i]))

@@ -21,6 +21,9 @@ typedef struct {
     const void *qt;                /* DCT: e^{-j pi k / (2n)}, k < n */
     const void *shape;             /* CONV2D: S at the group's first column */
     ptrdiff_t shape_stride;        /* CONV2D: between rows of S */
+    int one_at_a_time;             /* C2C: where a size has one (N = 64), the kernel that
+                                      takes transforms one at a time (1D plans; the same
+                                      for every stride, so packing changes no bit) */
 } spec_lanes_job;
 
 typedef void (*spec_lanes_f64_fn)(const spec_lanes_job *job, const double *in, double *out,
@@ -29,7 +32,9 @@ typedef void (*spec_lanes_f32_fn)(const spec_lanes_job *job, const float *in, fl
                                   int count, float *work);
 
 /* One ISA's kernels: run count (<= lanes) consecutive transforms from in to
- * out; work holds spec_lanes_work_reals(n, lanes) reals. Each lane is
+ * out; work holds spec_lanes_work_reals(n, lanes) reals, zeroed when the
+ * plan is made and then the kernels' own between runs of one plan (a
+ * kernel may keep tables there, tagged with the table they came from). Each lane is
  * computed by the same operations, so a transform's result does not depend
  * on its lane or on the group around it. */
 typedef struct {

@@ -629,6 +629,145 @@ static void FN(c2c16)(const R *in, ptrdiff_t in_dist, R *out, ptrdiff_t out_dist
     }
 }
 
+/* ---- One transform at a time, complex interleaved (N = 64) ----
+ * Lanes across the batch need a W x W register transpose on the way in and
+ * out (30-45% of the time at N = 64). Here a vector holds CPV = NL / 2
+ * consecutive complex of one transform, (re, im) interleaved, as in
+ * memory: 64 = 8 x 8, the first radix-8 pass over p (lanes p ... p + CPV -
+ * 1 of the inputs x[p + 8 r]), twiddles W_64^{pk} per lane, CPV x CPV
+ * transposes of complex to rows t[8 p + k], the second pass over q
+ * (contiguous t[q + 8 r] -> X[q + 8 k]). A prototype of this ran at
+ * 1.1-1.2x FFTW per thread in double on AVX-512, the lane kernels at 0.66x
+ * (bench/RESULTS.md). The inverse: conj(FFT(conj x)). */
+#define CPV (NL / 2)
+static inline __attribute__((always_inline)) V FN(swap_ri)(V z)
+{
+    const FN(ivec) iota = IOTA;
+    return __builtin_shuffle(z, iota ^ 1);
+}
+/* +1 on re, -1 on im (ALT) and its negation: exact sign patterns */
+static inline __attribute__((always_inline)) V FN(alt)(void)
+{
+    const FN(ivec) iota = IOTA;
+    return BC(1) - BC(2) * __builtin_convertvector(iota & 1, V);
+}
+/* -j z = (im, -re): the im's sign bit flipped (exact, and no multiply) */
+static inline __attribute__((always_inline)) V FN(minus_j)(V z, V alt)
+{
+    const FN(ivec) iota = IOTA, sign = (FN(ivec))(BC(-0.0)) & -(iota & 1);
+    (void)alt;
+    return (V)((FN(ivec))FN(swap_ri)(z) ^ sign);
+}
+
+/* An 8-point DFT of 8 interleaved vectors in place (natural order out);
+ * c8: cos(pi/4) broadcast, c8alt: c8 * alt. */
+static inline __attribute__((always_inline)) void FN(idft8)(V *a, V c8, V c8alt, V alt)
+{
+    const V e0 = a[0] + a[4], e1 = a[1] + a[5], e2 = a[2] + a[6], e3 = a[3] + a[7];
+    const V d0 = a[0] - a[4];
+    V d1 = a[1] - a[5], d2 = a[2] - a[6], d3 = a[3] - a[7];
+    d1 = d1 * c8 + FN(swap_ri)(d1) * c8alt;                      /* (1 - j) c8 */
+    d2 = FN(minus_j)(d2, alt);                                   /* -j */
+    d3 = FN(minus_j)(d3 * c8 + FN(swap_ri)(d3) * c8alt, alt);    /* (-1 - j) c8 */
+    V A = e0 + e2, B = e0 - e2, C = e1 + e3, D = FN(minus_j)(e1 - e3, alt);
+    a[0] = A + C;
+    a[2] = B + D;
+    a[4] = A - C;
+    a[6] = B - D;
+    A = d0 + d2;
+    B = d0 - d2;
+    C = d1 + d3;
+    D = FN(minus_j)(d1 - d3, alt);
+    a[1] = A + C;
+    a[3] = B + D;
+    a[5] = A - C;
+    a[7] = B - D;
+}
+
+/* A CPV x CPV transpose of complex (m[r] lane c <-> m[c] lane r), as
+ * transpose() with each complex one element. */
+#define CSTAGE(bb)                                                                             \
+    if (CPV > (bb)) {                                                                          \
+        const FN(ivec) iota = IOTA, cond = (iota & (2 * (bb))) != 0;                           \
+        const FN(ivec) lo = iota + (cond & (NL - 2 * (bb))),                                   \
+                       hi = iota + 2 * (bb) + (cond & (NL - 2 * (bb)));                         \
+        _Pragma("GCC unroll 8") for (int r = 0; r < CPV; r++)                                  \
+            if (!(r & (bb))) {                                                                 \
+                const V u = m[r], w = m[r + (bb)];                                             \
+                m[r] = __builtin_shuffle(u, w, lo);                                            \
+                m[r + (bb)] = __builtin_shuffle(u, w, hi);                                     \
+            }                                                                                  \
+    }
+static inline __attribute__((always_inline)) void FN(ctranspose)(V *m)
+{
+    CSTAGE(4)
+    CSTAGE(2)
+    CSTAGE(1)
+}
+#undef CSTAGE
+
+/* The first pass's twiddles W_64^{pk}, k = 1..7, for the lanes of each
+ * group p0 / CPV: w[2 (8 g + k)] the re of each lane's twiddle on both of
+ * its reals, w[2 (8 g + k) + 1] the im times alt (the product's signs).
+ * tw: the 64-point table. 8 / CPV groups, 16 vectors each. */
+static void FN(c2c64_twiddles)(const R *tw, V *w)
+{
+    for (int g = 0; g < 8 / CPV; g++)
+        for (int k = 1; k < 8; k++) {
+            V wr, wi;
+            for (int l = 0; l < CPV; l++) {
+                const int e = ((g * CPV + l) * k) & 63;
+                wr[2 * l] = wr[2 * l + 1] = tw[2 * e];
+                wi[2 * l] = -tw[2 * e + 1];
+                wi[2 * l + 1] = tw[2 * e + 1];
+            }
+            w[2 * (8 * g + k)] = wr;
+            w[2 * (8 * g + k) + 1] = wi;
+        }
+}
+
+/* The 64-point FFT of one contiguous transform x -> y (may alias), every
+ * output times scale; inverse: conj(FFT(conj x)). tw: the 64-point table,
+ * w: c2c64_twiddles' vectors; t: 128 reals of scratch. */
+static inline __attribute__((always_inline)) void FN(c2c64_interleaved)(const R *x, R *y, R *t,
+                                                                         int inverse, R scale,
+                                                                         const R *tw, const V *w)
+{
+    const V alt = FN(alt)(), c8 = BC(tw[2 * 8]), c8alt = c8 * alt;
+    const V in_sign = inverse ? alt : BC(1), out_sign = (inverse ? alt : BC(1)) * scale;
+    _Pragma("GCC unroll 8") for (int p0 = 0; p0 < 8; p0 += CPV) {
+        V a[8];
+        _Pragma("GCC unroll 8") for (int r = 0; r < 8; r++) {
+            memcpy(&a[r], x + 2 * (p0 + 8 * r), sizeof a[r]);
+            a[r] *= in_sign;
+        }
+        FN(idft8)(a, c8, c8alt, alt);
+        const V *wg = w + 16 * (p0 / CPV);
+        _Pragma("GCC unroll 8") for (int k = 1; k < 8; k++)
+            a[k] = a[k] * wg[2 * k] + FN(swap_ri)(a[k]) * wg[2 * k + 1];
+        /* lanes p0 .. p0 + CPV - 1 of a[kb .. kb + CPV - 1] -> rows t[8 p + kb] */
+        _Pragma("GCC unroll 8") for (int kb = 0; kb < 8; kb += CPV) {
+            V m[CPV];
+            _Pragma("GCC unroll 8") for (int c = 0; c < CPV; c++)
+                m[c] = a[kb + c];
+            FN(ctranspose)(m);
+            _Pragma("GCC unroll 8") for (int c = 0; c < CPV; c++)
+                memcpy(t + 2 * (8 * (p0 + c) + kb), &m[c], sizeof m[c]);
+        }
+    }
+    _Pragma("GCC unroll 8") for (int q0 = 0; q0 < 8; q0 += CPV) {
+        V a[8];
+        _Pragma("GCC unroll 8") for (int r = 0; r < 8; r++)
+            memcpy(&a[r], t + 2 * (q0 + 8 * r), sizeof a[r]);
+        FN(idft8)(a, c8, c8alt, alt);
+        _Pragma("GCC unroll 8") for (int k = 0; k < 8; k++) {
+            const V o = a[k] * out_sign;
+            memcpy(y + 2 * (q0 + 8 * k), &o, sizeof o);
+        }
+    }
+}
+#undef CPV
+
 /* One group of count transforms of the job's kind from in to out. */
 static void FN(lanes_run)(const spec_lanes_job *j, const R *in, R *out, int count, R *work)
 {
@@ -643,6 +782,41 @@ static void FN(lanes_run)(const spec_lanes_job *j, const R *in, R *out, int coun
     switch (j->kind) {
     case SPEC_C2C: {
         const R sg = j->inverse ? (R)-1 : (R)1;
+        if (j->one_at_a_time && n == 64) {
+            /* strided transforms through a contiguous copy, so a strided
+             * plan gives a packed one's bits */
+            R *buf = (R *)a, *t = buf + 2 * 64;
+            /* the twiddle vectors once per thread and plan: z[0] tags them
+             * with the table they came from (work starts zeroed) */
+            const R **made_from = (const R **)z;
+            V *w = (V *)(z + 1);
+            if (*made_from != tw) {
+                FN(c2c64_twiddles)(tw, w);
+                *made_from = tw;
+            }
+            for (int l = 0; l < count; l++) {
+                const R *src = in + 2 * l * j->in_dist;
+                R *dst = out + 2 * l * j->out_dist;
+                if (is != 1) {
+                    for (int i = 0; i < 64; i++) {
+                        buf[2 * i] = src[2 * i * is];
+                        buf[2 * i + 1] = src[2 * i * is + 1];
+                    }
+                    src = buf;
+                }
+                /* the plain forward one compiled apart: no sign or scale multiplies */
+                if (!j->inverse && j->scale == 1)
+                    FN(c2c64_interleaved)(src, os == 1 ? dst : buf, t, 0, 1, tw, w);
+                else
+                    FN(c2c64_interleaved)(src, os == 1 ? dst : buf, t, j->inverse, (R)j->scale, tw, w);
+                if (os != 1)
+                    for (int i = 0; i < 64; i++) {
+                        dst[2 * i * os] = buf[2 * i];
+                        dst[2 * i * os + 1] = buf[2 * i + 1];
+                    }
+            }
+            break;
+        }
         if (n == 16 && is == 1 && os == 1 && count == L) {
             FN(c2c16)(in, 2 * j->in_dist, out, 2 * j->out_dist, sg, (R)j->scale, tw);
             break;
