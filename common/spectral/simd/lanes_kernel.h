@@ -706,34 +706,73 @@ static inline __attribute__((always_inline)) void FN(ctranspose)(V *m)
 }
 #undef CSTAGE
 
-/* The first pass's twiddles W_64^{pk}, k = 1..7, for the lanes of each
- * group p0 / CPV: w[2 (8 g + k)] the re of each lane's twiddle on both of
- * its reals, w[2 (8 g + k) + 1] the im times alt (the product's signs).
- * tw: the 64-point table. 8 / CPV groups, 16 vectors each. */
-static void FN(c2c64_twiddles)(const R *tw, V *w)
+/* A radix-r pass's twiddles W_m^{pk} (p < m / r, k = 1 .. r - 1) for the
+ * lanes of each group g of CPV p's: w[2 (r g + k)] the re of each lane's
+ * twiddle on both of its reals, w[2 (r g + k) + 1] its im with the
+ * product's signs (-, +). tw: a table of m * step points. */
+static void FN(il_twiddles)(const R *tw, int step, int m, int r, V *w)
 {
-    for (int g = 0; g < 8 / CPV; g++)
-        for (int k = 1; k < 8; k++) {
+    for (int g = 0; g < m / r / CPV; g++)
+        for (int k = 1; k < r; k++) {
             V wr, wi;
             for (int l = 0; l < CPV; l++) {
-                const int e = ((g * CPV + l) * k) & 63;
+                const size_t e = (size_t)(((g * CPV + l) * k) & (m - 1)) * step;
                 wr[2 * l] = wr[2 * l + 1] = tw[2 * e];
                 wi[2 * l] = -tw[2 * e + 1];
                 wi[2 * l + 1] = tw[2 * e + 1];
             }
-            w[2 * (8 * g + k)] = wr;
-            w[2 * (8 * g + k) + 1] = wi;
+            w[2 * (r * g + k)] = wr;
+            w[2 * (r * g + k) + 1] = wi;
         }
+}
+#define IL_W64_VECTORS (16 * 8 / CPV)   /* il_twiddles(.., 64, 8, ..)'s size */
+
+/* A 4-point DFT of interleaved vectors in place, natural order */
+static inline __attribute__((always_inline)) void FN(idft4)(V *a0, V *a1, V *a2, V *a3)
+{
+    const V A = *a0 + *a2, B = *a0 - *a2, C = *a1 + *a3, D = FN(minus_j)(*a1 - *a3, BC(0));
+    *a0 = A + C;
+    *a1 = B + D;
+    *a2 = A - C;
+    *a3 = B - D;
+}
+
+/* A 16-point DFT of interleaved vectors in place, natural order, as 4 x 4:
+ * DFT4 over the stride-4 inputs, times W16^{n2 k1}, DFT4 over n2. k16:
+ * W16^e (e = 1..9) as il_twiddles writes them, at k16[2 e], k16[2 e + 1]. */
+static inline __attribute__((always_inline)) void FN(idft16)(V *a, const V *k16)
+{
+    _Pragma("GCC unroll 4") for (int n2 = 0; n2 < 4; n2++)
+        FN(idft4)(&a[n2], &a[n2 + 4], &a[n2 + 8], &a[n2 + 12]);
+    /* a[n2 + 4 k1] now holds b[n2][k1] */
+    _Pragma("GCC unroll 4") for (int n2 = 1; n2 < 4; n2++)
+        _Pragma("GCC unroll 4") for (int k1 = 1; k1 < 4; k1++) {
+            const int e = n2 * k1;
+            V *z = &a[n2 + 4 * k1];
+            *z = *z * k16[2 * e] + FN(swap_ri)(*z) * k16[2 * e + 1];
+        }
+    V b[16];
+    _Pragma("GCC unroll 4") for (int k1 = 0; k1 < 4; k1++) {
+        V p = a[4 * k1], q = a[4 * k1 + 1], r = a[4 * k1 + 2], u = a[4 * k1 + 3];
+        FN(idft4)(&p, &q, &r, &u);
+        b[k1] = p;
+        b[k1 + 4] = q;
+        b[k1 + 8] = r;
+        b[k1 + 12] = u;
+    }
+    _Pragma("GCC unroll 16") for (int k = 0; k < 16; k++)
+        a[k] = b[k];
 }
 
 /* The 64-point FFT of one contiguous transform x -> y (may alias), every
- * output times scale; inverse: conj(FFT(conj x)). tw: the 64-point table,
- * w: c2c64_twiddles' vectors; t: 128 reals of scratch. */
+ * output times scale; inverse: conj(FFT(conj x)). tw: a table of 64 step
+ * points, w: il_twiddles(tw, step, 64, 8, w); t: 128 reals of scratch. */
 static inline __attribute__((always_inline)) void FN(c2c64_interleaved)(const R *x, R *y, R *t,
                                                                          int inverse, R scale,
-                                                                         const R *tw, const V *w)
+                                                                         const R *tw, int step,
+                                                                         const V *w)
 {
-    const V alt = FN(alt)(), c8 = BC(tw[2 * 8]), c8alt = c8 * alt;
+    const V alt = FN(alt)(), c8 = BC(tw[2 * 8 * (size_t)step]), c8alt = c8 * alt;
     const V in_sign = inverse ? alt : BC(1), out_sign = (inverse ? alt : BC(1)) * scale;
     _Pragma("GCC unroll 8") for (int p0 = 0; p0 < 8; p0 += CPV) {
         V a[8];
@@ -766,6 +805,128 @@ static inline __attribute__((always_inline)) void FN(c2c64_interleaved)(const R 
         }
     }
 }
+/* N = r1 x 64 (r1 = 4, 8, 16; CPV <= r1): one decimation-in-frequency
+ * radix-r1 pass over p (lanes p0 .. p0 + CPV - 1 of x[p + 64 r]) times
+ * W_N^{pk} into rows t[64 k + p] (contiguous: no transpose), the 64-point
+ * kernel on each row into u, and X[k + r1 j] = u[64 k + j] written through
+ * CPV x CPV transposes. w64, w1: il_twiddles(tw, n / 64, 64, 8, ..) and
+ * (tw, 1, n, r1, ..); k16: W16^e for r1 = 16; tt: 128 reals. */
+static inline __attribute__((always_inline)) void FN(c2c_long_interleaved)(
+    const R *x, R *y, R *t, R *u, R *tt, int inverse, R scale, const R *tw, int n, const V *w64,
+    const V *w1, const V *k16)
+{
+    const int r1 = n / 64;
+    const V alt = FN(alt)(), c8 = BC(tw[2 * (size_t)(n / 8)]), c8alt = c8 * alt;
+    const V in_sign = inverse ? alt : BC(1), out_sign = (inverse ? alt : BC(1)) * scale;
+    for (int g = 0; g < 64 / CPV; g++) {
+        V a[16];
+        _Pragma("GCC unroll 16") for (int r = 0; r < r1; r++) {
+            memcpy(&a[r], x + 2 * (g * CPV + 64 * r), sizeof a[r]);
+            a[r] *= in_sign;
+        }
+        if (r1 == 4)
+            FN(idft4)(&a[0], &a[1], &a[2], &a[3]);
+        else if (r1 == 8)
+            FN(idft8)(a, c8, c8alt, alt);
+        else
+            FN(idft16)(a, k16);
+        const V *wg = w1 + 2 * r1 * g;
+        _Pragma("GCC unroll 16") for (int k = 1; k < r1; k++)
+            a[k] = a[k] * wg[2 * k] + FN(swap_ri)(a[k]) * wg[2 * k + 1];
+        _Pragma("GCC unroll 16") for (int k = 0; k < r1; k++)
+            memcpy(t + 2 * (64 * k + g * CPV), &a[k], sizeof a[k]);
+    }
+    for (int k = 0; k < r1; k++)
+        FN(c2c64_interleaved)(t + 2 * 64 * k, u + 2 * 64 * k, tt, 0, 1, tw, n / 64, w64);
+    for (int j0 = 0; j0 < 64; j0 += CPV)
+        _Pragma("GCC unroll 4") for (int kb = 0; kb < r1; kb += CPV) {
+            V m[CPV];
+            _Pragma("GCC unroll 8") for (int c = 0; c < CPV; c++)
+                memcpy(&m[c], u + 2 * (64 * (kb + c) + j0), sizeof m[c]);
+            FN(ctranspose)(m);
+            _Pragma("GCC unroll 8") for (int c = 0; c < CPV; c++) {
+                const V o = m[c] * out_sign;
+                memcpy(y + 2 * (kb + r1 * (j0 + c)), &o, sizeof o);
+            }
+        }
+}
+
+/* Whether 1D c2c of n points runs one transform at a time (above) with
+ * this ISA and precision. */
+static inline int FN(il_handles)(int n)
+{
+    return n == 64 || ((n == 256 || n == 512 || n == 1024) && CPV <= n / 64);
+}
+
+/* The transforms of a group one at a time: strided ones through a
+ * contiguous copy (so a strided plan gives a packed one's bits). The
+ * twiddle vectors are made once per thread and plan, in z after a tag
+ * naming the table they came from (work starts zeroed). */
+static void FN(il_run)(const spec_lanes_job *j, const R *in, R *out, int count, VC *a, VC *z,
+                       VC *scr)
+{
+    const int n = j->n;
+    const R *tw = j->tw;
+    const ptrdiff_t is = j->in_stride, os = j->out_stride;
+    R *buf = (R *)a, *t = buf + 2 * (size_t)n, *u = (R *)scr, *tt = u + 2 * (size_t)n;
+    const R **made_from = (const R **)z;
+    V *w64 = (V *)(z + 1), *k16 = w64 + IL_W64_VECTORS, *w1 = k16 + 20;
+    if (*made_from != tw) {
+        FN(il_twiddles)(tw, n / 64, 64, 8, w64);
+        if (n > 64) {
+            FN(il_twiddles)(tw, 1, n, n / 64, w1);
+            for (int e = 1; e < 10; e++) {
+                const size_t i = (size_t)e * (n / 16);
+                k16[2 * e] = BC(tw[2 * i]);
+                k16[2 * e + 1] = BC(tw[2 * i + 1]) * (BC(0) - FN(alt)());
+            }
+        }
+        *made_from = tw;
+    }
+    const int plain = !j->inverse && j->scale == 1;
+    for (int l = 0; l < count; l++) {
+        const R *src = in + 2 * l * j->in_dist;
+        R *dst = out + 2 * l * j->out_dist;
+        if (is != 1) {
+            for (int i = 0; i < n; i++) {
+                buf[2 * i] = src[2 * i * is];
+                buf[2 * i + 1] = src[2 * i * is + 1];
+            }
+            src = buf;
+        }
+        R *y = os == 1 ? dst : buf;
+        /* each size, and the plain forward transform (no sign or scale
+         * multiplies), compiled apart */
+#define IL_CASE(N)                                                                              \
+    case N:                                                                                     \
+        if (plain)                                                                              \
+            FN(c2c_long_interleaved)(src, y, t, u, tt, 0, 1, tw, N, w64, w1, k16);              \
+        else                                                                                    \
+            FN(c2c_long_interleaved)(src, y, t, u, tt, j->inverse, (R)j->scale, tw, N, w64, w1, \
+                                     k16);                                                      \
+        break;
+        switch (n) {
+        case 64:
+            if (plain)
+                FN(c2c64_interleaved)(src, y, t, 0, 1, tw, 1, w64);
+            else
+                FN(c2c64_interleaved)(src, y, t, j->inverse, (R)j->scale, tw, 1, w64);
+            break;
+        IL_CASE(256)
+        IL_CASE(512)
+        IL_CASE(1024)
+        default:
+            break;
+        }
+#undef IL_CASE
+        if (os != 1)
+            for (int i = 0; i < n; i++) {
+                dst[2 * i * os] = buf[2 * i];
+                dst[2 * i * os + 1] = buf[2 * i + 1];
+            }
+    }
+}
+#undef IL_W64_VECTORS
 #undef CPV
 
 /* One group of count transforms of the job's kind from in to out. */
@@ -782,39 +943,8 @@ static void FN(lanes_run)(const spec_lanes_job *j, const R *in, R *out, int coun
     switch (j->kind) {
     case SPEC_C2C: {
         const R sg = j->inverse ? (R)-1 : (R)1;
-        if (j->one_at_a_time && n == 64) {
-            /* strided transforms through a contiguous copy, so a strided
-             * plan gives a packed one's bits */
-            R *buf = (R *)a, *t = buf + 2 * 64;
-            /* the twiddle vectors once per thread and plan: z[0] tags them
-             * with the table they came from (work starts zeroed) */
-            const R **made_from = (const R **)z;
-            V *w = (V *)(z + 1);
-            if (*made_from != tw) {
-                FN(c2c64_twiddles)(tw, w);
-                *made_from = tw;
-            }
-            for (int l = 0; l < count; l++) {
-                const R *src = in + 2 * l * j->in_dist;
-                R *dst = out + 2 * l * j->out_dist;
-                if (is != 1) {
-                    for (int i = 0; i < 64; i++) {
-                        buf[2 * i] = src[2 * i * is];
-                        buf[2 * i + 1] = src[2 * i * is + 1];
-                    }
-                    src = buf;
-                }
-                /* the plain forward one compiled apart: no sign or scale multiplies */
-                if (!j->inverse && j->scale == 1)
-                    FN(c2c64_interleaved)(src, os == 1 ? dst : buf, t, 0, 1, tw, w);
-                else
-                    FN(c2c64_interleaved)(src, os == 1 ? dst : buf, t, j->inverse, (R)j->scale, tw, w);
-                if (os != 1)
-                    for (int i = 0; i < 64; i++) {
-                        dst[2 * i * os] = buf[2 * i];
-                        dst[2 * i * os + 1] = buf[2 * i + 1];
-                    }
-            }
+        if (j->one_at_a_time && FN(il_handles)(n)) {
+            FN(il_run)(j, in, out, count, a, z, scr);
             break;
         }
         if (n == 16 && is == 1 && os == 1 && count == L) {
