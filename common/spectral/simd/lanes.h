@@ -1,7 +1,10 @@
 /* The vectorised CPU spectral kernels: W transforms of a batch at once, one
  * per vector lane (element i of lane t at [i * W + t], re and im as separate
  * vectors), so every butterfly is a vector operation with its twiddle
- * broadcast. One source (lanes.c) compiled per ISA; plan.c picks one. */
+ * broadcast; and, for 1D complex FFTs of the sizes il_run handles, one
+ * transform at a time in interleaved complex vectors (as in memory: no
+ * transposes in and out). One source (lanes.c) compiled per ISA; plan.c
+ * picks one. */
 #ifndef ORRERY_SPECTRAL_LANES_H
 #define ORRERY_SPECTRAL_LANES_H
 
