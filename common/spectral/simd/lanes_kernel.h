@@ -384,11 +384,15 @@ static VC *FN(fft)(VC *x, VC *y, int n, const R *tw, int step, FN(order) *ord)
  * each swapping the off-diagonal blocks of size bb between row pairs. The
  * masks are constants folded at compile time. */
 typedef RI FN(ivec) __attribute__((vector_size(VB)));
-#define STAGE(bb)                                                                              \
-    if (NL > (bb)) {                                                                           \
-        const FN(ivec) iota = IOTA, cond = (iota & (bb)) != 0;                                 \
-        const FN(ivec) lo = iota + (cond & (NL - (bb))), hi = iota + (bb) + (cond & (NL - (bb))); \
-        _Pragma("GCC unroll 16") for (int r = 0; r < NL; r++)                                  \
+/* One stage over `rows` vectors: rows r and r + bb swap their off-diagonal
+ * blocks of `width` lanes (bb for reals; 2 bb where the elements are
+ * complex, ctranspose below). */
+#define TRANSPOSE_STAGE(rows, bb, width)                                                       \
+    if ((rows) > (bb)) {                                                                       \
+        const FN(ivec) iota = IOTA, cond = (iota & (width)) != 0;                              \
+        const FN(ivec) lo = iota + (cond & (NL - (width))),                                    \
+                       hi = iota + (width) + (cond & (NL - (width)));                          \
+        _Pragma("GCC unroll 16") for (int r = 0; r < (rows); r++)                              \
             if (!(r & (bb))) {                                                                 \
                 const V u = m[r], w = m[r + (bb)];                                             \
                 m[r] = __builtin_shuffle(u, w, lo);                                            \
@@ -397,12 +401,11 @@ typedef RI FN(ivec) __attribute__((vector_size(VB)));
     }
 static inline __attribute__((always_inline)) void FN(transpose)(V *m)
 {
-    STAGE(8)
-    STAGE(4)
-    STAGE(2)
-    STAGE(1)
+    TRANSPOSE_STAGE(NL, 8, 8)
+    TRANSPOSE_STAGE(NL, 4, 4)
+    TRANSPOSE_STAGE(NL, 2, 2)
+    TRANSPOSE_STAGE(NL, 1, 1)
 }
-#undef STAGE
 
 /* Transforms l < count of a side into lanes (complex: element i's re at
  * s[i * es], im at s[i * es + coff], times imsign); lanes >= count zero.
@@ -688,25 +691,13 @@ static inline __attribute__((always_inline)) void FN(idft8)(V *a, V c8, V c8alt,
 
 /* A CPV x CPV transpose of complex (m[r] lane c <-> m[c] lane r), as
  * transpose() with each complex one element. */
-#define CSTAGE(bb)                                                                             \
-    if (CPV > (bb)) {                                                                          \
-        const FN(ivec) iota = IOTA, cond = (iota & (2 * (bb))) != 0;                           \
-        const FN(ivec) lo = iota + (cond & (NL - 2 * (bb))),                                   \
-                       hi = iota + 2 * (bb) + (cond & (NL - 2 * (bb)));                         \
-        _Pragma("GCC unroll 8") for (int r = 0; r < CPV; r++)                                  \
-            if (!(r & (bb))) {                                                                 \
-                const V u = m[r], w = m[r + (bb)];                                             \
-                m[r] = __builtin_shuffle(u, w, lo);                                            \
-                m[r + (bb)] = __builtin_shuffle(u, w, hi);                                     \
-            }                                                                                  \
-    }
 static inline __attribute__((always_inline)) void FN(ctranspose)(V *m)
 {
-    CSTAGE(4)
-    CSTAGE(2)
-    CSTAGE(1)
+    TRANSPOSE_STAGE(CPV, 4, 8)
+    TRANSPOSE_STAGE(CPV, 2, 4)
+    TRANSPOSE_STAGE(CPV, 1, 2)
 }
-#undef CSTAGE
+#undef TRANSPOSE_STAGE
 
 /* A radix-r pass's twiddles W_m^{pk} (p < m / r, k = 1 .. r - 1) for the
  * lanes of each group g of CPV p's: w[2 (r g + k)] the re of each lane's
