@@ -24,7 +24,7 @@ typedef struct {
     const void *qt;                /* DCT: e^{-j pi k / (2n)}, k < n */
     const void *shape;             /* CONV2D: S at the group's first column */
     ptrdiff_t shape_stride;        /* CONV2D: between rows of S */
-    int one_at_a_time;             /* C2C: where a size has one (N = 64), the kernel that
+    int one_at_a_time;             /* C2C: where a size has one (il_handles), the kernel that
                                       takes transforms one at a time (1D plans; the same
                                       for every stride, so packing changes no bit) */
 } spec_lanes_job;

@@ -634,7 +634,7 @@ static void FN(c2c16)(const R *in, ptrdiff_t in_dist, R *out, ptrdiff_t out_dist
     }
 }
 
-/* ---- One transform at a time, complex interleaved (N = 64) ----
+/* ---- One transform at a time, complex interleaved (N = 64 .. 1024) ----
  * Lanes across the batch need a W x W register transpose on the way in and
  * out (30-45% of the time at N = 64). Here a vector holds CPV = NL / 2
  * consecutive complex of one transform, (re, im) interleaved, as in
@@ -657,36 +657,43 @@ static inline __attribute__((always_inline)) V FN(alt)(void)
     return BC(1) - BC(2) * __builtin_convertvector(iota & 1, V);
 }
 /* -j z = (im, -re): the im's sign bit flipped (exact, and no multiply) */
-static inline __attribute__((always_inline)) V FN(minus_j)(V z, V alt)
+static inline __attribute__((always_inline)) V FN(minus_j)(V z)
 {
     const FN(ivec) iota = IOTA, sign = (FN(ivec))(BC(-0.0)) & -(iota & 1);
-    (void)alt;
     return (V)((FN(ivec))FN(swap_ri)(z) ^ sign);
 }
 
-/* An 8-point DFT of 8 interleaved vectors in place (natural order out);
- * c8: cos(pi/4) broadcast, c8alt: c8 * alt. */
-static inline __attribute__((always_inline)) void FN(idft8)(V *a, V c8, V c8alt, V alt)
+/* A 4-point DFT of interleaved vectors in place, natural order */
+static inline __attribute__((always_inline)) void FN(idft4)(V *a0, V *a1, V *a2, V *a3)
 {
-    const V e0 = a[0] + a[4], e1 = a[1] + a[5], e2 = a[2] + a[6], e3 = a[3] + a[7];
-    const V d0 = a[0] - a[4];
-    V d1 = a[1] - a[5], d2 = a[2] - a[6], d3 = a[3] - a[7];
-    d1 = d1 * c8 + FN(swap_ri)(d1) * c8alt;                      /* (1 - j) c8 */
-    d2 = FN(minus_j)(d2, alt);                                   /* -j */
-    d3 = FN(minus_j)(d3 * c8 + FN(swap_ri)(d3) * c8alt, alt);    /* (-1 - j) c8 */
-    V A = e0 + e2, B = e0 - e2, C = e1 + e3, D = FN(minus_j)(e1 - e3, alt);
-    a[0] = A + C;
-    a[2] = B + D;
-    a[4] = A - C;
-    a[6] = B - D;
-    A = d0 + d2;
-    B = d0 - d2;
-    C = d1 + d3;
-    D = FN(minus_j)(d1 - d3, alt);
-    a[1] = A + C;
-    a[3] = B + D;
-    a[5] = A - C;
-    a[7] = B - D;
+    const V A = *a0 + *a2, B = *a0 - *a2, C = *a1 + *a3, D = FN(minus_j)(*a1 - *a3);
+    *a0 = A + C;
+    *a1 = B + D;
+    *a2 = A - C;
+    *a3 = B - D;
+}
+
+/* An 8-point DFT of 8 interleaved vectors in place (natural order out):
+ * sums and differences of the halves, the differences times W8^k, a
+ * 4-point DFT of each (even and odd outputs); c8: cos(pi/4) broadcast,
+ * c8alt: c8 * alt. */
+static inline __attribute__((always_inline)) void FN(idft8)(V *a, V c8, V c8alt)
+{
+    V e0 = a[0] + a[4], e1 = a[1] + a[5], e2 = a[2] + a[6], e3 = a[3] + a[7];
+    V d0 = a[0] - a[4], d1 = a[1] - a[5], d2 = a[2] - a[6], d3 = a[3] - a[7];
+    d1 = d1 * c8 + FN(swap_ri)(d1) * c8alt;                 /* (1 - j) c8 */
+    d2 = FN(minus_j)(d2);                                   /* -j */
+    d3 = FN(minus_j)(d3 * c8 + FN(swap_ri)(d3) * c8alt);    /* (-1 - j) c8 */
+    FN(idft4)(&e0, &e1, &e2, &e3);
+    FN(idft4)(&d0, &d1, &d2, &d3);
+    a[0] = e0;
+    a[2] = e1;
+    a[4] = e2;
+    a[6] = e3;
+    a[1] = d0;
+    a[3] = d1;
+    a[5] = d2;
+    a[7] = d3;
 }
 
 /* A CPV x CPV transpose of complex (m[r] lane c <-> m[c] lane r), as
@@ -719,16 +726,6 @@ static void FN(il_twiddles)(const R *tw, int step, int m, int r, V *w)
         }
 }
 #define IL_W64_VECTORS (16 * 8 / CPV)   /* il_twiddles(.., 64, 8, ..)'s size */
-
-/* A 4-point DFT of interleaved vectors in place, natural order */
-static inline __attribute__((always_inline)) void FN(idft4)(V *a0, V *a1, V *a2, V *a3)
-{
-    const V A = *a0 + *a2, B = *a0 - *a2, C = *a1 + *a3, D = FN(minus_j)(*a1 - *a3, BC(0));
-    *a0 = A + C;
-    *a1 = B + D;
-    *a2 = A - C;
-    *a3 = B - D;
-}
 
 /* A 16-point DFT of interleaved vectors in place, natural order, as 4 x 4:
  * DFT4 over the stride-4 inputs, times W16^{n2 k1}, DFT4 over n2. k16:
@@ -773,7 +770,7 @@ static inline __attribute__((always_inline)) void FN(c2c64_interleaved)(const R 
             memcpy(&a[r], x + 2 * (p0 + 8 * r), sizeof a[r]);
             a[r] *= in_sign;
         }
-        FN(idft8)(a, c8, c8alt, alt);
+        FN(idft8)(a, c8, c8alt);
         const V *wg = w + 16 * (p0 / CPV);
         _Pragma("GCC unroll 8") for (int k = 1; k < 8; k++)
             a[k] = a[k] * wg[2 * k] + FN(swap_ri)(a[k]) * wg[2 * k + 1];
@@ -791,7 +788,7 @@ static inline __attribute__((always_inline)) void FN(c2c64_interleaved)(const R 
         V a[8];
         _Pragma("GCC unroll 8") for (int r = 0; r < 8; r++)
             memcpy(&a[r], t + 2 * (q0 + 8 * r), sizeof a[r]);
-        FN(idft8)(a, c8, c8alt, alt);
+        FN(idft8)(a, c8, c8alt);
         _Pragma("GCC unroll 8") for (int k = 0; k < 8; k++) {
             const V o = a[k] * out_sign;
             memcpy(y + 2 * (q0 + 8 * k), &o, sizeof o);
@@ -820,7 +817,7 @@ static inline __attribute__((always_inline)) void FN(c2c_long_interleaved)(
         if (r1 == 4)
             FN(idft4)(&a[0], &a[1], &a[2], &a[3]);
         else if (r1 == 8)
-            FN(idft8)(a, c8, c8alt, alt);
+            FN(idft8)(a, c8, c8alt);
         else
             FN(idft16)(a, k16);
         const V *wg = w1 + 2 * r1 * g;
