@@ -262,12 +262,13 @@ __device__ __forceinline__ void twiddle16_products(C *v, const C *tw, int base, 
         v[r] = cmul<C, T>(v[r], w[r].x, w[r].y);
 }
 
-/* The twiddles of one radix-8 butterfly, w^r = tw[r * base] (r = 1..7,
- * conjugated for the inverse): two loads (w, w^4), the rest by products,
- * as twiddle16's TW = 2. */
+/* The twiddles of one radix-8 butterfly, v[r] *= w^r (r = 1..7) with w^r =
+ * tw[r * base] (conjugated for the inverse): two loads (w, w^4), the rest
+ * by products, as twiddle16's TW = 2. */
 template <typename C, typename T>
-__device__ __forceinline__ void twiddles8(C *w, const C *tw, int base, int sign)
+__device__ __forceinline__ void twiddle8(C *v, const C *tw, int base, int sign)
 {
+    C w[8];
     w[1] = tw[base];
     w[4] = tw[4 * base];
     if (sign > 0) {
@@ -279,20 +280,9 @@ __device__ __forceinline__ void twiddles8(C *w, const C *tw, int base, int sign)
 #pragma unroll
     for (int lo = 1; lo < 4; lo++)
         w[4 + lo] = cmul<C, T>(w[4], w[lo].x, w[lo].y);
-}
-template <typename C, typename T> __device__ __forceinline__ void apply_twiddles8(C *v, const C *w)
-{
 #pragma unroll
     for (int r = 1; r < 8; r++)
         v[r] = cmul<C, T>(v[r], w[r].x, w[r].y);
-}
-/* v[r] *= w^r, the butterfly's twiddles */
-template <typename C, typename T>
-__device__ __forceinline__ void twiddle8(C *v, const C *tw, int base, int sign)
-{
-    C w[8];
-    twiddles8<C, T>(w, tw, base, sign);
-    apply_twiddles8<C, T>(v, w);
 }
 
 /* The barrier between a pass's reads and writes: the block's, or only the
@@ -704,204 +694,6 @@ static cudaError_t fft_c2c_launch_r16(const void *in, void *out, int n, int batc
     return e != cudaSuccess ? e : cudaGetLastError();
 }
 
-/* ---- radix-8 or -16 passes, two butterflies a thread (variants, PAIRS) ----
- * In single precision a radix-8 thread holds only 64 bytes, too few loads
- * in flight a thread to keep memory busy (58% of copy at N = 1024 against
- * 91% in double, bench/RESULTS.md). Here each thread runs two neighbouring
- * butterflies of every pass, so every access moves two adjacent complex
- * values in one 16-byte vector: global loads in the first pass, stores in
- * the last, and the shared-memory exchanges between (the pair's inputs
- * and, after the first pass, its outputs lie side by side: butterflies
- * j, j + 1 at q, q + 1 when s > 1; in the first pass, s = 1, a butterfly's
- * outputs r, r + 1 are the pair instead). n / 2R threads a transform. */
-
-/* Two complex values at p (16-byte aligned) in one access where they fit
- * one (float2), else two (double2). */
-template <typename C> __device__ __forceinline__ void load_pair(const C *p, C &a, C &b)
-{
-    typedef typename stage_vec<C>::type V;
-    if constexpr (sizeof(V) == 2 * sizeof(C)) {
-        const V x = *reinterpret_cast<const V *>(p);
-        a.x = x.x, a.y = x.y, b.x = x.z, b.y = x.w;
-    } else {
-        a = p[0];
-        b = p[1];
-    }
-}
-template <typename C> __device__ __forceinline__ void store_pair(C *p, C a, C b)
-{
-    typedef typename stage_vec<C>::type V;
-    if constexpr (sizeof(V) == 2 * sizeof(C)) {
-        V x;
-        x.x = a.x, x.y = a.y, x.z = b.x, x.w = b.y;
-        *reinterpret_cast<V *>(p) = x;
-    } else {
-        p[0] = a;
-        p[1] = b;
-    }
-}
-template <typename C, typename T> __device__ __forceinline__ C scaled(C a, T scale)
-{
-    a.x *= scale;
-    a.y *= scale;
-    return a;
-}
-
-/* Shared-memory slot of element i (the first of a pair: i even) in the
- * radix-R pair kernel: two slots of padding after every 2R keep pairs
- * 16-byte aligned, and a quarter warp's eight vector accesses then fall in
- * distinct banks in every pass. n + n / R slots a transform. */
-template <int R> __device__ __forceinline__ int fft_pair_slot(int i) { return i + 2 * (i / (2 * R)); }
-
-template <typename C, typename T, int R> __device__ __forceinline__ void dft_radix(C *v, int sign)
-{
-    if (R == 16)
-        dft16<C, T>(v, sign);
-    else
-        dft8_natural<C, T>(v, sign);
-}
-
-template <typename T, int R, int LAST_R, int MINB, bool WARP>
-__global__ void __launch_bounds__(256, MINB)
-fft_c2c_pairs(const typename cpx_of<T>::type *in, typename cpx_of<T>::type *out, int n, int batch,
-              const typename cpx_of<T>::type *tw, int sign, int tw_stride)
-{
-    typedef typename cpx_of<T>::type C;
-    extern __shared__ unsigned char smem_raw[];
-    C *sh = reinterpret_cast<C *>(smem_raw) + (size_t)threadIdx.y * (n + n / R);
-    const int t = blockIdx.x * blockDim.y + threadIdx.y;
-    const int tid = threadIdx.x, threads = n / (2 * R);
-    const bool live = t < batch;
-    const C *src = in + (size_t)(live ? t : 0) * n;
-    C *dst = out + (size_t)(live ? t : 0) * n;
-    const T scale = sign > 0 ? (T)1 / (T)n : (T)1;
-    C v[2][R], w[8];
-    int s = 1, len = n;
-    for (bool first = true; len >= R && (len > R || LAST_R == 1); first = false) {
-        const int m = len / R, tstep = n / len * tw_stride;
-        const int j = 2 * tid, p = j / s, q = j % s;
-        /* input r of butterfly k: q + s (p + r m) + k (s = 1: p + k + r m) */
-#pragma unroll
-        for (int r = 0; r < R; r++) {
-            const int at = q + s * (p + r * m);
-            if (!first)
-                load_pair(sh + fft_pair_slot<R>(at), v[0][r], v[1][r]);
-            else if (live)
-                load_pair(src + at, v[0][r], v[1][r]);
-            else
-                v[0][r] = v[1][r] = C();
-        }
-#pragma unroll
-        for (int k = 0; k < 2; k++) {
-            dft_radix<C, T, R>(v[k], sign);
-            if (R == 16) {
-                twiddle16<C, T, 2>(v[k], tw, (p + (first ? k : 0)) * tstep, sign);
-            } else {
-                if (k == 0 || first)   /* s > 1: both butterflies have p's twiddles */
-                    twiddles8<C, T>(w, tw, (p + k) * tstep, sign);
-                apply_twiddles8<C, T>(v[k], w);
-            }
-        }
-        if (!first)
-            pass_barrier<WARP>();
-        if (len == R) {   /* the last pass (LAST_R == 1): p = 0, s = n / R */
-            if (live)
-#pragma unroll
-                for (int r = 0; r < R; r++)
-                    store_pair(dst + q + s * r, scaled(v[0][r], scale), scaled(v[1][r], scale));
-            return;
-        }
-        if (first) {   /* s = 1: butterfly k's outputs at R (p + k) + r, pairs r, r + 1 */
-#pragma unroll
-            for (int k = 0; k < 2; k++)
-#pragma unroll
-                for (int r = 0; r < R; r += 2)
-                    store_pair(sh + fft_pair_slot<R>(R * (p + k) + r), v[k][r], v[k][r + 1]);
-        } else {   /* output r of butterfly k: q + k + s (R p + r) */
-#pragma unroll
-            for (int r = 0; r < R; r++)
-                store_pair(sh + fft_pair_slot<R>(q + s * (R * p + r)), v[0][r], v[1][r]);
-        }
-        pass_barrier<WARP>();
-        len = m;
-        s *= R;
-    }
-    /* the last pass: len = LAST_R (2, 4 or 8), butterflies 2 (g threads + tid) + k */
-#pragma unroll
-    for (int g = 0; g < R / LAST_R; g++)
-#pragma unroll
-        for (int r = 0; r < LAST_R; r++)
-            load_pair(sh + fft_pair_slot<R>(2 * (g * threads + tid) + s * r), v[0][g * LAST_R + r],
-                      v[1][g * LAST_R + r]);
-#pragma unroll
-    for (int k = 0; k < 2; k++)
-#pragma unroll
-        for (int g = 0; g < R / LAST_R; g++) {
-            C *x = v[k] + g * LAST_R;
-            if (LAST_R == 8)
-                dft8_natural<C, T>(x, sign);
-            else if (LAST_R == 4)
-                dft4<C, T>(x[0], x[1], x[2], x[3], sign);
-            else
-                dft2<C, T>(x[0], x[1]);
-        }
-    if (live)
-#pragma unroll
-        for (int g = 0; g < R / LAST_R; g++)
-#pragma unroll
-            for (int r = 0; r < LAST_R; r++)
-                store_pair(dst + 2 * (g * threads + tid) + s * r, scaled(v[0][g * LAST_R + r], scale),
-                           scaled(v[1][g * LAST_R + r], scale));
-}
-
-/* The pair kernel of radix R (n >= 2 R); the unpaired radix-8 kernel where
- * in or out is not 16-byte aligned. */
-template <typename T, int R, int MINB>
-static cudaError_t fft_c2c_launch_pairs(const void *in, void *out, int n, int batch, const void *tw_t,
-                                        int inverse, cudaStream_t stream, int tw_stride = 1)
-{
-    typedef typename cpx_of<T>::type C;
-    if (!fft_stage_aligned(in, out) || n < 2 * R)
-        return fft_c2c_launch_r8<T, 2, false>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
-    int log2n = 0;
-    while ((1 << log2n) < n)
-        log2n++;
-    const int log2r = R == 16 ? 4 : 3;
-    const int last = 1 << (log2n % log2r);   /* 1 (a power of R), 2, 4 or 8 */
-    const int per = n / (2 * R), ty = per >= 256 ? 1 : 256 / per;
-    const size_t smem = (size_t)ty * fft_padded_len(n, R) * sizeof(C);
-    const bool warp = per <= 32;
-    dim3 block(per, ty), grid((batch + ty - 1) / ty);
-    const int sign = inverse ? 1 : -1;
-    const C *i = (const C *)in, *tw = (const C *)tw_t;
-    C *o = (C *)out;
-    cudaError_t e = cudaSuccess;
-#define ORR_C2C_PAIRS(L, W)                                                                       \
-    do {                                                                                          \
-        if (smem > 48 * 1024)                                                                     \
-            e = cudaFuncSetAttribute(fft_c2c_pairs<T, R, L, MINB, W>,                             \
-                                     cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);     \
-        if (e == cudaSuccess)                                                                     \
-            fft_c2c_pairs<T, R, L, MINB, W><<<grid, block, smem, stream>>>(i, o, n, batch, tw,    \
-                                                                            sign, tw_stride);     \
-    } while (0)
-#define ORR_C2C_PAIRS_LAST(W)                                                                     \
-    switch (last) {                                                                               \
-    case 1: ORR_C2C_PAIRS(1, W); break;                                                           \
-    case 2: ORR_C2C_PAIRS(2, W); break;                                                           \
-    case 4: ORR_C2C_PAIRS(4, W); break;                                                           \
-    default: ORR_C2C_PAIRS(R == 16 ? 8 : 4, W); break;                                            \
-    }
-    if (warp) {
-        ORR_C2C_PAIRS_LAST(true)
-    } else {
-        ORR_C2C_PAIRS_LAST(false)
-    }
-#undef ORR_C2C_PAIRS_LAST
-#undef ORR_C2C_PAIRS
-    return e != cudaSuccess ? e : cudaGetLastError();
-}
-
 /* The C2C variants the bench compares (FFT_C2C_VARIANTS of them). The
  * defaults, per precision and length, are the ones that ran fastest side
  * by side on an H200 once the shared buffers were padded and the radix-8
@@ -915,15 +707,11 @@ static cudaError_t fft_c2c_launch_pairs(const void *in, void *out, int n, int ba
  * N = 128, radix 16 with two twiddle loads at 3 blocks an SM (4) above.
  * Variants 7-10 are 6, 5, 4 and 3 with staged global memory access
  * (STAGE); from N = 64 up the extra trip through shared memory costs more
- * than the wider loads gain (0.7-0.9x of the unstaged). 11-13 run two
- * butterflies a thread (fft_c2c_pairs): radix 8 at 64 registers (0.77x
- * and 0.82x cuFFT at N = 1024 and 4096 in f32, from 0.70x and 0.65x
- * unpaired, still short of radix 16's 0.81x and 0.87x), radix 16 at 128
- * and 255; the latter not yet timed on a device. Only a file
+ * than the wider loads gain (0.7-0.9x of the unstaged). Only a file
  * that defines FFT_ALL_VARIANTS (the bench, the device check) compiles
  * them all; elsewhere the launcher compiles and runs the defaults whatever
  * variant is asked, which keeps the app's build time and size down. */
-#define FFT_C2C_VARIANTS 14
+#define FFT_C2C_VARIANTS 11
 #define FFT_C2C_STAGED_N 32   /* below: the staged default */
 #define FFT_C2C_SHORT_N 128   /* below: the short default */
 #define FFT_C2C_LONG_N 2048   /* from here: the long default */
@@ -948,9 +736,6 @@ static inline const char *fft_c2c_variant_name(int variant)
     case 8: return "r8, 64 regs, staged";
     case 9: return "r16 f32 3 / f64 1 blk, staged";
     case 10: return "r16 2 tw, warp, staged";
-    case 11: return "r8 pairs, 64 regs";
-    case 12: return "r16 pairs, 128 regs";
-    case 13: return "r16 pairs, 255 regs";
     default: return "?";
     }
 }
@@ -992,12 +777,6 @@ static cudaError_t fft_c2c_launch_variant(const void *in, void *out, int n, int 
     } else if constexpr (V == 10) {
         return warp16 ? fft_c2c_launch_r16<T, 2, FFT_MIN_BLOCKS, true, true>(in, out, n, batch, tw_t, inverse, stream, tw_stride)
                       : fft_c2c_launch_r16<T, 2, FFT_MIN_BLOCKS, false, true>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
-    } else if constexpr (V == 11) {
-        return fft_c2c_launch_pairs<T, 8, 4>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
-    } else if constexpr (V == 12) {
-        return fft_c2c_launch_pairs<T, 16, 2>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
-    } else if constexpr (V == 13) {
-        return fft_c2c_launch_pairs<T, 16, 1>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
     } else {
         static_assert(V == 0, "C2C variants are 0 .. FFT_C2C_VARIANTS - 1");
         return fft_c2c_launch_r16<T, 0, FFT_MIN_BLOCKS, false>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
@@ -1033,9 +812,6 @@ static cudaError_t fft_c2c_launch(const void *in, void *out, int n, int batch, c
     case 8: return fft_c2c_launch_variant<T, 8>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
     case 9: return fft_c2c_launch_variant<T, 9>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
     case 10: return fft_c2c_launch_variant<T, 10>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
-    case 11: return fft_c2c_launch_variant<T, 11>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
-    case 12: return fft_c2c_launch_variant<T, 12>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
-    case 13: return fft_c2c_launch_variant<T, 13>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
     default: return cudaErrorInvalidValue;
     }
 #else
