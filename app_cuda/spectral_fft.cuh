@@ -704,23 +704,29 @@ static cudaError_t fft_c2c_launch_r16(const void *in, void *out, int n, int batc
  * half sectors); double: radix 8 in 128 registers (6) below N = 128, radix 8
  * in 64 registers (5) below N = 2048, radix 16 with two twiddle loads and
  * warp barriers (3) above; single: radix 8 in 64 registers (5) below
- * N = 128, radix 16 with two twiddle loads at 3 blocks an SM (4) above.
+ * N = 128, radix 16 with two twiddle loads at 3 blocks an SM (4) below
+ * N = 1024, at 4 blocks an SM (11: 64 registers, no spills) from there:
+ * Nsight Compute showed the 3-block build register-bound at 78 registers
+ * and 33% occupancy where cuFFT runs 56 registers at 49%; 4 blocks took
+ * N = 1024 from 0.79x to 0.86x cuFFT and 4096 from 0.90x to 0.92x. For f64
+ * variant 11 is variant 3 again (2 blocks an SM).
  * Variants 7-10 are 6, 5, 4 and 3 with staged global memory access
  * (STAGE); from N = 64 up the extra trip through shared memory costs more
  * than the wider loads gain (0.7-0.9x of the unstaged). Only a file
  * that defines FFT_ALL_VARIANTS (the bench, the device check) compiles
  * them all; elsewhere the launcher compiles and runs the defaults whatever
  * variant is asked, which keeps the app's build time and size down. */
-#define FFT_C2C_VARIANTS 11
+#define FFT_C2C_VARIANTS 12
 #define FFT_C2C_STAGED_N 32   /* below: the staged default */
 #define FFT_C2C_SHORT_N 128   /* below: the short default */
 #define FFT_C2C_LONG_N 2048   /* from here: the long default */
+#define FFT_C2C_F32_LONG_N 1024   /* from here in f32: 4 blocks an SM */
 template <typename T> constexpr int fft_c2c_default_variant(int n)
 {
     if (n < FFT_C2C_STAGED_N)
         return 8;
     return sizeof(T) == sizeof(double) ? (n < FFT_C2C_SHORT_N ? 6 : n < FFT_C2C_LONG_N ? 5 : 3)
-                                       : (n < FFT_C2C_SHORT_N ? 5 : 4);
+                                       : (n < FFT_C2C_SHORT_N ? 5 : n < FFT_C2C_F32_LONG_N ? 4 : 11);
 }
 static inline const char *fft_c2c_variant_name(int variant)
 {
@@ -736,6 +742,7 @@ static inline const char *fft_c2c_variant_name(int variant)
     case 8: return "r8, 64 regs, staged";
     case 9: return "r16 f32 3 / f64 1 blk, staged";
     case 10: return "r16 2 tw, warp, staged";
+    case 11: return "r16 2 tw, warp, f32 4 / f64 2 blk";
     default: return "?";
     }
 }
@@ -777,6 +784,10 @@ static cudaError_t fft_c2c_launch_variant(const void *in, void *out, int n, int 
     } else if constexpr (V == 10) {
         return warp16 ? fft_c2c_launch_r16<T, 2, FFT_MIN_BLOCKS, true, true>(in, out, n, batch, tw_t, inverse, stream, tw_stride)
                       : fft_c2c_launch_r16<T, 2, FFT_MIN_BLOCKS, false, true>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
+    } else if constexpr (V == 11) {
+        constexpr int minb = sizeof(T) == 4 ? 4 : 2;
+        return warp16 ? fft_c2c_launch_r16<T, 2, minb, true>(in, out, n, batch, tw_t, inverse, stream, tw_stride)
+                      : fft_c2c_launch_r16<T, 2, minb, false>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
     } else {
         static_assert(V == 0, "C2C variants are 0 .. FFT_C2C_VARIANTS - 1");
         return fft_c2c_launch_r16<T, 0, FFT_MIN_BLOCKS, false>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
@@ -812,6 +823,7 @@ static cudaError_t fft_c2c_launch(const void *in, void *out, int n, int batch, c
     case 8: return fft_c2c_launch_variant<T, 8>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
     case 9: return fft_c2c_launch_variant<T, 9>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
     case 10: return fft_c2c_launch_variant<T, 10>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
+    case 11: return fft_c2c_launch_variant<T, 11>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
     default: return cudaErrorInvalidValue;
     }
 #else
@@ -829,6 +841,8 @@ static cudaError_t fft_c2c_launch(const void *in, void *out, int n, int batch, c
     } else {
         if (v == 5)
             return fft_c2c_launch_variant<T, 5>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
+        if (v == 11)
+            return fft_c2c_launch_variant<T, 11>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
         return fft_c2c_launch_variant<T, 4>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
     }
 #endif
