@@ -11,7 +11,9 @@
  * per batch (default 2^18); SECTIONS a string of 1 (1D), C (the 1D c2c
  * rows only), t (threads), 2 (2D), c (convolution), default "1t2c"; the thread section doubles the
  * thread count from 1 to MAX_THREADS (default 2). SPECTRAL_BENCH_CPU_TIME=1:
- * time by the thread's CPU time (one-thread rows only). */
+ * time by the thread's CPU time (one-thread rows only). SPECTRAL_BENCH_ISA=
+ * avx512|avx2|sse2|generic: run the lane kernels of that ISA (to compare
+ * ISAs on one machine). */
 #include <fftw3.h>
 #include <math.h>
 #include <stdio.h>
@@ -295,6 +297,11 @@ int main(int argc, char **argv)
     const char *cpu_time = getenv("SPECTRAL_BENCH_CPU_TIME");
     if (cpu_time && atoi(cpu_time))
         bench_clock = CLOCK_THREAD_CPUTIME_ID;
+    const char *isa = getenv("SPECTRAL_BENCH_ISA");
+    if (isa && !spec_lanes_force(isa)) {
+        fprintf(stderr, "spectral_bench: SPECTRAL_BENCH_ISA=%s: not an ISA this CPU runs\n", isa);
+        return 2;
+    }
     fftw_init_threads();
     fftwf_init_threads();
     fftw_set_timelimit(2.0);
