@@ -679,21 +679,20 @@ static inline __attribute__((always_inline)) void FN(idft4)(V *a0, V *a1, V *a2,
  * c8alt: c8 * alt. */
 static inline __attribute__((always_inline)) void FN(idft8)(V *a, V c8, V c8alt)
 {
-    V e0 = a[0] + a[4], e1 = a[1] + a[5], e2 = a[2] + a[6], e3 = a[3] + a[7];
-    V d0 = a[0] - a[4], d1 = a[1] - a[5], d2 = a[2] - a[6], d3 = a[3] - a[7];
-    d1 = d1 * c8 + FN(swap_ri)(d1) * c8alt;                 /* (1 - j) c8 */
-    d2 = FN(minus_j)(d2);                                   /* -j */
-    d3 = FN(minus_j)(d3 * c8 + FN(swap_ri)(d3) * c8alt);    /* (-1 - j) c8 */
-    FN(idft4)(&e0, &e1, &e2, &e3);
-    FN(idft4)(&d0, &d1, &d2, &d3);
-    a[0] = e0;
-    a[2] = e1;
-    a[4] = e2;
-    a[6] = e3;
-    a[1] = d0;
-    a[3] = d1;
-    a[5] = d2;
-    a[7] = d3;
+    V e[4], d[4];
+    _Pragma("GCC unroll 4") for (int k = 0; k < 4; k++) {
+        e[k] = a[k] + a[k + 4];
+        d[k] = a[k] - a[k + 4];
+    }
+    d[1] = d[1] * c8 + FN(swap_ri)(d[1]) * c8alt;                 /* (1 - j) c8 */
+    d[2] = FN(minus_j)(d[2]);                                     /* -j */
+    d[3] = FN(minus_j)(d[3] * c8 + FN(swap_ri)(d[3]) * c8alt);    /* (-1 - j) c8 */
+    FN(idft4)(&e[0], &e[1], &e[2], &e[3]);
+    FN(idft4)(&d[0], &d[1], &d[2], &d[3]);
+    _Pragma("GCC unroll 4") for (int k = 0; k < 4; k++) {
+        a[2 * k] = e[k];
+        a[2 * k + 1] = d[k];
+    }
 }
 
 /* A CPV x CPV transpose of complex (m[r] lane c <-> m[c] lane r), as
