@@ -9,7 +9,7 @@
  * Median of 7 timed groups of at least 20 ms each.
  * Usage: bench/spectral_bench [POINTS [SECTIONS [MAX_THREADS]]]: points
  * per batch (default 2^18); SECTIONS a string of 1 (1D), C (the 1D c2c
- * rows only), t (threads), 2 (2D), c (convolution), default "1t2c"; the thread section doubles the
+ * rows only), R (r2c and c2r only, N = 128 .. 4096 by 2), t (threads), 2 (2D), c (convolution), default "1t2c"; the thread section doubles the
  * thread count from 1 to MAX_THREADS (default 2). SPECTRAL_BENCH_CPU_TIME=1:
  * time by the thread's CPU time (one-thread rows only). SPECTRAL_BENCH_ISA=
  * avx512|avx2|sse2|generic: run the lane kernels of that ISA (to compare
@@ -316,11 +316,15 @@ int main(int argc, char **argv)
         int inverse;
     } kinds[] = {{SPEC_C2C, 0}, {SPEC_C2C, 1}, {SPEC_R2C, 0}, {SPEC_C2R, 0},
                  {SPEC_DCT2, 0}, {SPEC_DCT3, 0}, {SPEC_DHT, 0}};
-    const size_t n_kinds = strchr(sections, '1') ? sizeof kinds / sizeof *kinds
-                           : strchr(sections, 'C') ? 2 : 0;
-    for (size_t ki = 0; ki < n_kinds; ki++)
+    /* 1: every kind at N = 16 .. 4096 by 4; C: the c2c rows; R: r2c and c2r
+     * at every power of two from 128 */
+    const int real_only = !strchr(sections, '1') && strchr(sections, 'R');
+    const size_t k0 = real_only ? 2 : 0,
+                 k1 = strchr(sections, '1') ? sizeof kinds / sizeof *kinds
+                      : real_only ? 4 : strchr(sections, 'C') ? 2 : 0;
+    for (size_t ki = k0; ki < k1; ki++)
         for (int f32 = 0; f32 < 2; f32++)
-            for (int n = 16; n <= 4096; n *= 4)
+            for (int n = real_only ? 128 : 16; n <= 4096; n *= real_only ? 2 : 4)
                 bad |= bench_1d(kinds[ki].kind, kinds[ki].inverse, f32, n, (int)(points / n), 1);
     if (strchr(sections, 't'))
         for (int f32 = 0; f32 < 2; f32++)

@@ -153,13 +153,14 @@ static double check_1d(spec_kind kind, int n, spec_precision prec, int stride, i
 
 static void run_kind(spec_kind kind, int inverse)
 {
-    static const int sizes[] = {4, 8, 16, 32, 64, 128, 256, 512, 1024, 4096};
+    static const int sizes[] = {4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096};
     for (int p = 0; p < 2; p++)
         for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
             const int n = sizes[s];
             if (kind == SPEC_C2C && n == 4096 && p == 1)
                 continue;
-            for (int variant = 0; variant < (n <= 256 ? 3 : 1); variant++) {
+            /* strided and in place up to 512 (the one-at-a-time kernels' first sizes) */
+            for (int variant = 0; variant < (n <= 512 ? 3 : 1); variant++) {
                 const int stride = variant == 1 ? 2 : 1, in_place = variant == 2 &&
                     (kind == SPEC_C2C || kind == SPEC_DHT || kind == SPEC_DCT2 || kind == SPEC_DCT3);
                 const double e = check_1d(kind, n, (spec_precision)p, stride, inverse, in_place);
@@ -569,7 +570,8 @@ static void test_isa_paths(void)
                  {SPEC_DCT2, 0}, {SPEC_DCT3, 0}, {SPEC_DHT, 0}};
     static const struct {
         int n, batch;
-    } sizes[] = {{4, 37}, {8, 37}, {16, 37}, {32, 37}, {64, 23}, {256, 21}, {512, 19}, {1024, 17}};
+    } sizes[] = {{4, 37}, {8, 37}, {16, 37}, {32, 37}, {64, 23}, {128, 22}, {256, 21}, {512, 19},
+                 {1024, 17}};
     int ran = 0;
     for (size_t i = 0; i < sizeof isas / sizeof *isas; i++) {
         if (!spec_lanes_force(isas[i]))

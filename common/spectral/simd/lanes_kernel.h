@@ -798,14 +798,15 @@ static inline __attribute__((always_inline)) void FN(c2c64_interleaved)(const R 
  * radix-r1 pass over p (lanes p0 .. p0 + CPV - 1 of x[p + 64 r]) times
  * W_N^{pk} into rows t[64 k + p] (contiguous: no transpose), the 64-point
  * kernel on each row into u, and X[k + r1 j] = u[64 k + j] written through
- * CPV x CPV transposes. w64, w1: il_twiddles(tw, n / 64, 64, 8, ..) and
- * (tw, 1, n, r1, ..); k16: W16^e for r1 = 16; tt: 128 reals. */
+ * CPV x CPV transposes (x and y may alias). tw: a table of n step points;
+ * w64, w1: il_twiddles(tw, step n / 64, 64, 8, ..) and (tw, step, n, r1,
+ * ..); k16: W16^e for r1 = 16; tt: 128 reals. */
 static inline __attribute__((always_inline)) void FN(c2c_long_interleaved)(
-    const R *x, R *y, R *t, R *u, R *tt, int inverse, R scale, const R *tw, int n, const V *w64,
-    const V *w1, const V *k16)
+    const R *x, R *y, R *t, R *u, R *tt, int inverse, R scale, const R *tw, int step, int n,
+    const V *w64, const V *w1, const V *k16)
 {
     const int r1 = n / 64;
-    const V alt = FN(alt)(), c8 = BC(tw[2 * (size_t)(n / 8)]), c8alt = c8 * alt;
+    const V alt = FN(alt)(), c8 = BC(tw[2 * (size_t)(n / 8) * step]), c8alt = c8 * alt;
     const V in_sign = inverse ? alt : BC(1), out_sign = (inverse ? alt : BC(1)) * scale;
     for (int g = 0; g < 64 / CPV; g++) {
         V a[16];
@@ -826,7 +827,7 @@ static inline __attribute__((always_inline)) void FN(c2c_long_interleaved)(
             memcpy(t + 2 * (64 * k + g * CPV), &a[k], sizeof a[k]);
     }
     for (int k = 0; k < r1; k++)
-        FN(c2c64_interleaved)(t + 2 * 64 * k, u + 2 * 64 * k, tt, 0, 1, tw, n / 64, w64);
+        FN(c2c64_interleaved)(t + 2 * 64 * k, u + 2 * 64 * k, tt, 0, 1, tw, n / 64 * step, w64);
     for (int j0 = 0; j0 < 64; j0 += CPV)
         _Pragma("GCC unroll 4") for (int kb = 0; kb < r1; kb += CPV) {
             V m[CPV];
@@ -840,39 +841,217 @@ static inline __attribute__((always_inline)) void FN(c2c_long_interleaved)(
         }
 }
 
-/* Whether 1D c2c of n points runs one transform at a time (above) with
- * this ISA and precision. */
-static inline int FN(il_handles)(int n)
+/* The complex of z in reverse order (lane pairs): its CPV complex last to first */
+static inline __attribute__((always_inline)) V FN(reverse_c)(V z)
 {
-    return n == 64 || ((n == 256 || n == 512 || n == 1024) && CPV <= n / 64);
+    const FN(ivec) iota = IOTA;
+    return __builtin_shuffle(z, (NL - 2 - (iota & -2)) | (iota & 1));
+}
+/* z times the CPV interleaved complex w (as in memory), or times conj w */
+static inline __attribute__((always_inline)) V FN(cmul_il)(V z, V w, int conj_w)
+{
+    const FN(ivec) iota = IOTA;
+    const V wr = __builtin_shuffle(w, iota & -2), wi = __builtin_shuffle(w, iota | 1);
+    const V alt = FN(alt)();
+    return z * wr + FN(swap_ri)(z) * (wi * (conj_w ? alt : BC(0) - alt));
 }
 
-/* The transforms of a group one at a time: strided ones through a
- * contiguous copy (so a strided plan gives a packed one's bits). The
- * twiddle vectors are made once per thread and plan, in z after a tag
- * naming the table they came from (work starts zeroed). */
-static void FN(il_run)(const spec_lanes_job *j, const R *in, R *out, int count, VC *a, VC *z,
-                       VC *scr)
+/* Outputs 2 k0 .. 2 k0 + 2 CPV - 1 of a radix-2 interleave X[2 k + s] =
+ * Y_s[k], from ya, yb = Y_0, Y_1 at k0 .. k0 + CPV - 1: lo, hi. */
+static inline __attribute__((always_inline)) void FN(interleave_c)(V ya, V yb, V *lo, V *hi)
 {
-    const int n = j->n;
-    const R *tw = j->tw;
-    const ptrdiff_t is = j->in_stride, os = j->out_stride;
-    R *buf = (R *)a, *t = buf + 2 * (size_t)n, *u = (R *)scr, *tt = u + 2 * (size_t)n;
+    const FN(ivec) iota = IOTA, g = iota >> 1, part = iota & 1;
+    *lo = __builtin_shuffle(ya, yb, (g & 1) * NL + 2 * (g >> 1) + part);
+    const FN(ivec) gh = g + CPV;
+    *hi = __builtin_shuffle(ya, yb, (gh & 1) * NL + 2 * (gh >> 1) + part);
+}
+
+/* The interleaved kernels' twiddles for n-point transforms on a table of n
+ * step points, made once per thread and plan in z after a tag naming the
+ * table they came from (work starts zeroed). Above IL_SPLIT_M points, n =
+ * r0 x IL_SPLIT_M: the tables of the IL_SPLIT_M-point kernel and w0,
+ * W_n^{ps} (s = 1 .. r0 - 1, p < m) as interleaved complex at (s - 1) m + p. */
+#define IL_SPLIT_M 1024
+typedef struct {
+    const V *w64, *w1, *k16;
+    const R *w0;
+} FN(il_tables);
+static FN(il_tables) FN(il_tables_in)(VC *z, const R *tw, int step, int n)
+{
     const R **made_from = (const R **)z;
+    const int m = n > IL_SPLIT_M ? IL_SPLIT_M : n, r0 = n / m, mstep = step * r0;
     V *w64 = (V *)(z + 1), *k16 = w64 + IL_W64_VECTORS, *w1 = k16 + 20;
+    R *w0 = (R *)(w1 + 2 * m / CPV);
     if (*made_from != tw) {
-        FN(il_twiddles)(tw, n / 64, 64, 8, w64);
-        if (n > 64) {
-            FN(il_twiddles)(tw, 1, n, n / 64, w1);
+        FN(il_twiddles)(tw, mstep * m / 64, 64, 8, w64);
+        if (m > 64) {
+            FN(il_twiddles)(tw, mstep, m, m / 64, w1);
             for (int e = 1; e < 10; e++) {
-                const size_t i = (size_t)e * (n / 16);
+                const size_t i = (size_t)e * (m / 16) * mstep;
                 k16[2 * e] = BC(tw[2 * i]);
                 k16[2 * e + 1] = BC(tw[2 * i + 1]) * (BC(0) - FN(alt)());
             }
         }
+        for (int s = 1; s < r0; s++)
+            for (int p = 0; p < m; p++) {
+                const size_t e = (size_t)p * s * step;
+                w0[2 * ((s - 1) * m + p)] = tw[2 * e];
+                w0[2 * ((s - 1) * m + p) + 1] = tw[2 * e + 1];
+            }
         *made_from = tw;
     }
-    const int plain = !j->inverse && j->scale == 1;
+    return (FN(il_tables)){w64, w1, k16, w0};
+}
+
+
+/* One n-point transform x -> y (may alias) by the interleaved kernels, n
+ * = 64 .. IL_SPLIT_M as il_handles; t, u: 2 n reals each, tt: 128. Each
+ * size, and the plain forward transform (no sign or scale multiplies),
+ * compiled apart (and inlined: a call per transform cost 8-15% at N = 64). */
+static inline __attribute__((always_inline)) void FN(il_fft_unsplit)(
+    const R *x, R *y, R *t, R *u, R *tt, int inverse, R scale, const R *tw, int step, int n,
+    const FN(il_tables) *tb)
+{
+    const int plain = !inverse && scale == 1;
+#define IL_CASE(N, KERNEL)                                                                       \
+    case N:                                                                                      \
+        if (plain)                                                                               \
+            KERNEL(x, y, t, u, tt, 0, 1, tw, step, N, tb);                                       \
+        else                                                                                     \
+            KERNEL(x, y, t, u, tt, inverse, scale, tw, step, N, tb);                             \
+        break;
+#define IL_LONG(x, y, t, u, tt, inverse, scale, tw, step, N, tb)                                 \
+    FN(c2c_long_interleaved)(x, y, t, u, tt, inverse, scale, tw, step, N, tb->w64, tb->w1, tb->k16)
+    switch (n) {
+    case 64:
+        if (plain)
+            FN(c2c64_interleaved)(x, y, t, 0, 1, tw, step, tb->w64);
+        else
+            FN(c2c64_interleaved)(x, y, t, inverse, scale, tw, step, tb->w64);
+        break;
+    IL_CASE(256, IL_LONG)
+    IL_CASE(512, IL_LONG)
+    IL_CASE(1024, IL_LONG)
+    default:
+        break;
+    }
+#undef IL_LONG
+#undef IL_CASE
+}
+
+/* n = r0 x m (r0 = 2, 4; m = IL_SPLIT_M): a decimation-in-frequency
+ * radix-r0 pass (y_s[p] = sum_r x[p + m r] W_r0^{rs} W_n^{ps}) into t, the
+ * m-point transform of each y_s in place, and X[s + r0 k] = Y_s[k] put
+ * together by radix-2 interleaves (r0 = 4: Y_0 with Y_2 and Y_1 with Y_3,
+ * then those two). u: scratch for the m-point kernel. */
+static inline __attribute__((always_inline)) void FN(c2c_split_interleaved)(
+    const R *x, R *y, R *t, R *u, R *tt, int inverse, R scale, const R *tw, int step, int n,
+    const FN(il_tables) *tb)
+{
+    const int m = IL_SPLIT_M, r0 = n / m;
+    const V alt = FN(alt)();
+    const V in_sign = inverse ? alt : BC(1), out_sign = (inverse ? alt : BC(1)) * scale;
+    for (int p0 = 0; p0 < m; p0 += CPV) {
+        V a[4];
+        _Pragma("GCC unroll 4") for (int r = 0; r < r0; r++) {
+            memcpy(&a[r], x + 2 * (p0 + m * r), sizeof a[r]);
+            a[r] *= in_sign;
+        }
+        if (r0 == 2) {
+            const V d = a[0] - a[1];
+            a[0] += a[1];
+            a[1] = d;
+        } else {
+            FN(idft4)(&a[0], &a[1], &a[2], &a[3]);
+        }
+        _Pragma("GCC unroll 4") for (int s = 0; s < r0; s++) {
+            if (s > 0) {
+                V w;
+                memcpy(&w, tb->w0 + 2 * ((s - 1) * m + p0), sizeof w);
+                a[s] = FN(cmul_il)(a[s], w, 0);
+            }
+            memcpy(t + 2 * (m * s + p0), &a[s], sizeof a[s]);
+        }
+    }
+    FN(il_tables) sub = *tb;
+    sub.w0 = NULL;
+    for (int s = 0; s < r0; s++)
+        FN(il_fft_unsplit)(t + 2 * m * s, t + 2 * m * s, u, u + 2 * m, tt, 0, 1, tw, step * r0, m,
+                           &sub);
+    for (int k0 = 0; k0 < m; k0 += CPV) {
+        V o[4];
+        if (r0 == 2) {
+            V y0, y1;
+            memcpy(&y0, t + 2 * k0, sizeof y0);
+            memcpy(&y1, t + 2 * (m + k0), sizeof y1);
+            FN(interleave_c)(y0, y1, &o[0], &o[1]);
+        } else {
+            V y[4], q02[2], q13[2];
+            _Pragma("GCC unroll 4") for (int s = 0; s < 4; s++)
+                memcpy(&y[s], t + 2 * (m * s + k0), sizeof y[s]);
+            FN(interleave_c)(y[0], y[2], &q02[0], &q02[1]);
+            FN(interleave_c)(y[1], y[3], &q13[0], &q13[1]);
+            FN(interleave_c)(q02[0], q13[0], &o[0], &o[1]);
+            FN(interleave_c)(q02[1], q13[1], &o[2], &o[3]);
+        }
+        _Pragma("GCC unroll 4") for (int v = 0; v < r0; v++) {
+            const V ov = o[v] * out_sign;
+            memcpy(y + 2 * (r0 * k0 + v * CPV), &ov, sizeof ov);
+        }
+    }
+}
+
+
+/* c2c_split_interleaved for each size, and for the plain forward
+ * transform, compiled apart; not inlined into il_fft's callers (a call per
+ * transform costs nothing at these sizes; inlined, the split kernels
+ * slowed the small sizes' code in f32 by 10-20%). */
+static __attribute__((noinline)) void FN(c2c_split)(const R *x, R *y, R *t, R *u, R *tt,
+                                                    int inverse, R scale, const R *tw, int step,
+                                                    int n, const FN(il_tables) *tb)
+{
+    const int plain = !inverse && scale == 1;
+    if (n == 2048 && plain)
+        FN(c2c_split_interleaved)(x, y, t, u, tt, 0, 1, tw, step, 2048, tb);
+    else if (n == 2048)
+        FN(c2c_split_interleaved)(x, y, t, u, tt, inverse, scale, tw, step, 2048, tb);
+    else if (plain)
+        FN(c2c_split_interleaved)(x, y, t, u, tt, 0, 1, tw, step, 4096, tb);
+    else
+        FN(c2c_split_interleaved)(x, y, t, u, tt, inverse, scale, tw, step, 4096, tb);
+}
+
+/* One n-point transform x -> y (may alias) by the interleaved kernels, n
+ * as il_handles; t, u: 2 n reals each, tt: 128. */
+static inline __attribute__((always_inline)) void FN(il_fft)(const R *x, R *y, R *t, R *u, R *tt,
+                                                            int inverse, R scale, const R *tw,
+                                                            int step, int n,
+                                                            const FN(il_tables) *tb)
+{
+    if (n > IL_SPLIT_M) {
+        const FN(il_tables) copy = *tb;   /* (tb's own address escapes no further) */
+        FN(c2c_split)(x, y, t, u, tt, inverse, scale, tw, step, n, &copy);
+    } else
+        FN(il_fft_unsplit)(x, y, t, u, tt, inverse, scale, tw, step, n, tb);
+}
+
+/* Whether 1D c2c of n points runs one transform at a time (il_fft) with
+ * this ISA and precision. */
+static inline int FN(il_handles)(int n)
+{
+    return n == 64 || ((n == 256 || n == 512 || n == 1024) && CPV <= n / 64) ||
+           ((n == 2048 || n == 4096) && CPV <= IL_SPLIT_M / 64);
+}
+
+/* The transforms of a group one at a time: strided ones through a
+ * contiguous copy (so a strided plan gives a packed one's bits). */
+static void FN(il_run)(const spec_lanes_job *j, const R *in, R *out, int count, VC *a, VC *z,
+                       VC *scr)
+{
+    const int n = j->n;
+    const ptrdiff_t is = j->in_stride, os = j->out_stride;
+    R *buf = (R *)a, *t = buf + 2 * (size_t)n, *u = (R *)scr, *tt = u + 2 * (size_t)n;
+    const FN(il_tables) tb = FN(il_tables_in)(z, j->tw, 1, n);
     for (int l = 0; l < count; l++) {
         const R *src = in + 2 * l * j->in_dist;
         R *dst = out + 2 * l * j->out_dist;
@@ -884,30 +1063,7 @@ static void FN(il_run)(const spec_lanes_job *j, const R *in, R *out, int count, 
             src = buf;
         }
         R *y = os == 1 ? dst : buf;
-        /* each size, and the plain forward transform (no sign or scale
-         * multiplies), compiled apart */
-#define IL_CASE(N)                                                                              \
-    case N:                                                                                     \
-        if (plain)                                                                              \
-            FN(c2c_long_interleaved)(src, y, t, u, tt, 0, 1, tw, N, w64, w1, k16);              \
-        else                                                                                    \
-            FN(c2c_long_interleaved)(src, y, t, u, tt, j->inverse, (R)j->scale, tw, N, w64, w1, \
-                                     k16);                                                      \
-        break;
-        switch (n) {
-        case 64:
-            if (plain)
-                FN(c2c64_interleaved)(src, y, t, 0, 1, tw, 1, w64);
-            else
-                FN(c2c64_interleaved)(src, y, t, j->inverse, (R)j->scale, tw, 1, w64);
-            break;
-        IL_CASE(256)
-        IL_CASE(512)
-        IL_CASE(1024)
-        default:
-            break;
-        }
-#undef IL_CASE
+        FN(il_fft)(src, y, t, u, tt, j->inverse, (R)j->scale, j->tw, 1, n, &tb);
         if (os != 1)
             for (int i = 0; i < n; i++) {
                 dst[2 * i * os] = buf[2 * i];
@@ -915,7 +1071,92 @@ static void FN(il_run)(const spec_lanes_job *j, const R *in, R *out, int count, 
             }
     }
 }
+
+/* Whether real transforms of n points run one at a time (below): from h =
+ * 256 (at h = 64 the lane kernels ran as fast in double and 10-20% faster
+ * in single on AVX-512, bench/RESULTS.md). */
+static inline int FN(il_real_handles)(int n)
+{
+    return n / 2 > 64 && FN(il_handles)(n / 2);
+}
+
+/* Real transforms of n = 2 h points (h as il_real_handles) one at a time: the n
+ * reals are the interleaved complex of the h-point transform of the
+ * even and odd samples, Z, run by il_fft on the n-point table at step 2.
+ * r2c: X_k = E_k + W_n^k O_k with E_k = (Z_k + conj Z_{h-k}) / 2, O_k =
+ * -j (Z_k - conj Z_{h-k}) / 2, CPV k at a time (Z_{h-k} by a reversed
+ * load; Z_h = Z_0 stored after Z). c2r: Z_k = E_k + j W_n^{-k} D_k from
+ * the halves' sum and difference, and the inverse FFT (1/h) of that gives
+ * the samples in order. Strided data through a contiguous copy. */
+static void FN(il_real)(const spec_lanes_job *j, const R *in, R *out, int count, VC *a, VC *z,
+                        VC *scr)
+{
+    const int n = j->n, h = n / 2;
+    const R *tw = j->tw;
+    const ptrdiff_t is = j->in_stride, os = j->out_stride;
+    R *buf = (R *)a, *t = buf + n + 2, *zb = t + n, *u = (R *)scr, *tt = u + n;
+    const FN(il_tables) tb = FN(il_tables_in)(z, tw, 2, h);
+    const V half = BC(0.5), alt = FN(alt)();
+    for (int l = 0; l < count; l++) {
+        if (j->kind == SPEC_R2C) {
+            const R *src = in + l * j->in_dist;
+            R *dst = out + 2 * l * j->out_dist;
+            if (is != 1) {
+                for (int i = 0; i < n; i++)
+                    buf[i] = src[i * is];
+                src = buf;
+            }
+            FN(il_fft)(src, zb, t, u, tt, 0, 1, tw, 2, h, &tb);
+            zb[2 * h] = zb[0];
+            zb[2 * h + 1] = zb[1];
+            R *x = os == 1 ? dst : buf;
+            for (int k0 = 0; k0 < h; k0 += CPV) {
+                V za, zc, w;
+                memcpy(&za, zb + 2 * k0, sizeof za);
+                memcpy(&zc, zb + 2 * (h + 1 - CPV - k0), sizeof zc);
+                memcpy(&w, tw + 2 * k0, sizeof w);
+                zc = FN(reverse_c)(zc) * alt;   /* conj Z_{h-k} */
+                const V e = half * (za + zc), o = FN(minus_j)(half * (za - zc));
+                const V xk = e + FN(cmul_il)(o, w, 0);
+                memcpy(x + 2 * k0, &xk, sizeof xk);
+            }
+            x[2 * h] = zb[0] - zb[1];   /* E_h + W^h O_h = Z_0.re - Z_0.im */
+            x[2 * h + 1] = 0;
+            if (os != 1)
+                for (int k = 0; k <= h; k++) {
+                    dst[2 * k * os] = buf[2 * k];
+                    dst[2 * k * os + 1] = buf[2 * k + 1];
+                }
+        } else {
+            const R *src = in + 2 * l * j->in_dist;
+            R *dst = out + l * j->out_dist;
+            if (is != 1) {
+                for (int k = 0; k <= h; k++) {
+                    buf[2 * k] = src[2 * k * is];
+                    buf[2 * k + 1] = src[2 * k * is + 1];
+                }
+                src = buf;
+            }
+            for (int k0 = 0; k0 < h; k0 += CPV) {
+                V ya, yc, w;
+                memcpy(&ya, src + 2 * k0, sizeof ya);
+                memcpy(&yc, src + 2 * (h + 1 - CPV - k0), sizeof yc);
+                memcpy(&w, tw + 2 * k0, sizeof w);
+                yc = FN(reverse_c)(yc) * alt;   /* conj y_{h-k} */
+                const V e = half * (ya + yc), d = half * (ya - yc);
+                const V zk = e - FN(minus_j)(FN(cmul_il)(d, w, 1));   /* E + j W^-k D */
+                memcpy(zb + 2 * k0, &zk, sizeof zk);
+            }
+            R *x = os == 1 ? dst : buf;
+            FN(il_fft)(zb, x, t, u, tt, 1, (R)1 / (R)h, tw, 2, h, &tb);
+            if (os != 1)
+                for (int i = 0; i < n; i++)
+                    dst[i * os] = buf[i];
+        }
+    }
+}
 #undef IL_W64_VECTORS
+#undef IL_SPLIT_M
 #undef CPV
 
 /* One group of count transforms of the job's kind from in to out. */
@@ -949,6 +1190,10 @@ static void FN(lanes_run)(const spec_lanes_job *j, const R *in, R *out, int coun
     }
     case SPEC_R2C:
     case SPEC_DHT: {
+        if (j->kind == SPEC_R2C && j->one_at_a_time && FN(il_real_handles)(n)) {
+            FN(il_real)(j, in, out, count, a, z, scr);
+            break;
+        }
         FN(gather_r)(in, is, j->in_dist, count, n, (V *)a);
         FN(vr2c)((V *)a, sp, z, scr, n, tw);
         if (j->kind == SPEC_R2C) {
@@ -964,6 +1209,10 @@ static void FN(lanes_run)(const spec_lanes_job *j, const R *in, R *out, int coun
         break;
     }
     case SPEC_C2R: {
+        if (j->one_at_a_time && FN(il_real_handles)(n)) {
+            FN(il_real)(j, in, out, count, a, z, scr);
+            break;
+        }
         FN(gather_c)(in, 2 * is, 1, 2 * j->in_dist, count, h + 1, 1, a, 0);
         FN(order) ord;
         const VC *f = FN(vc2r)(a, z, scr, n, tw, &ord);
