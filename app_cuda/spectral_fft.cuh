@@ -614,20 +614,27 @@ fft_c2c_r8(const typename cpx_of<T>::type *in, typename cpx_of<T>::type *out, in
     }
 }
 
-/* One radix-8 variant (n >= 16). */
-template <typename T, int MINB, bool WARP, bool STAGE = false>
+/* The transforms a block of the register kernels holds: enough for TPB
+ * threads (per: a transform's threads), at least one. */
+static inline int fft_transforms_per_block(int per, int tpb) { return per >= tpb ? 1 : tpb / per; }
+
+/* One radix-8 variant (n >= 16): warp barriers where WARP_SYNC and a
+ * transform's threads fit one warp, blocks of about TPB threads. */
+template <typename T, int MINB, bool WARP_SYNC, bool STAGE = false, int TPB = 256>
 static cudaError_t fft_c2c_launch_r8(const void *in, void *out, int n, int batch, const void *tw_t,
                                      int inverse, cudaStream_t stream, int tw_stride = 1)
 {
     typedef typename cpx_of<T>::type C;
     if (STAGE && !fft_stage_aligned(in, out))
-        return fft_c2c_launch_r8<T, MINB, WARP, false>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
+        return fft_c2c_launch_r8<T, MINB, WARP_SYNC, false, TPB>(in, out, n, batch, tw_t, inverse,
+                                                                 stream, tw_stride);
     const C *tw = (const C *)tw_t;
     int log2n = 0;
     while ((1 << log2n) < n)
         log2n++;
     const int last = 1 << (log2n % 3);   /* 1 (a power of 8), 2 or 4 */
-    const int per = n / 8, ty = per >= 256 ? 1 : 256 / per;
+    const int per = n / 8, ty = fft_transforms_per_block(per, TPB);
+    const bool warp = WARP_SYNC && per <= 32;
     /* n = 8: one pass from global memory to global memory, no shared buffer */
     const size_t smem = n == 8 && !STAGE ? 0 : (size_t)ty * fft_padded_len(n, 8) * sizeof(C);
     dim3 block(per, ty), grid((batch + ty - 1) / ty);
@@ -635,39 +642,50 @@ static cudaError_t fft_c2c_launch_r8(const void *in, void *out, int n, int batch
     const C *i = (const C *)in;
     C *o = (C *)out;
     cudaError_t e = cudaSuccess;
-#define ORR_C2C_R8(L)                                                                             \
+#define ORR_C2C_R8(L, W)                                                                          \
     do {                                                                                          \
         if (smem > 48 * 1024)                                                                     \
-            e = cudaFuncSetAttribute(fft_c2c_r8<T, L, MINB, WARP, STAGE>,                         \
+            e = cudaFuncSetAttribute(fft_c2c_r8<T, L, MINB, W, STAGE>,                            \
                                      cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);     \
         if (e == cudaSuccess)                                                                     \
-            fft_c2c_r8<T, L, MINB, WARP, STAGE><<<grid, block, smem, stream>>>(i, o, n, batch, tw,  \
-                                                                                sign, tw_stride); \
+            fft_c2c_r8<T, L, MINB, W, STAGE><<<grid, block, smem, stream>>>(i, o, n, batch, tw,   \
+                                                                             sign, tw_stride);    \
     } while (0)
-    switch (last) {
-    case 1: ORR_C2C_R8(1); break;
-    case 2: ORR_C2C_R8(2); break;
-    default: ORR_C2C_R8(4); break;
+#define ORR_C2C_R8_LAST(W)                                                                        \
+    switch (last) {                                                                               \
+    case 1: ORR_C2C_R8(1, W); break;                                                              \
+    case 2: ORR_C2C_R8(2, W); break;                                                              \
+    default: ORR_C2C_R8(4, W); break;                                                             \
     }
+    if (warp) {
+        if constexpr (WARP_SYNC) {
+            ORR_C2C_R8_LAST(true)
+        }
+    } else {
+        ORR_C2C_R8_LAST(false)
+    }
+#undef ORR_C2C_R8_LAST
 #undef ORR_C2C_R8
     return e != cudaSuccess ? e : cudaGetLastError();
 }
 
-/* One radix-16 variant: n / 16 threads a transform (n >= 16), transforms
- * per block for 256 threads. */
-template <typename T, int TW, int MINB, bool WARP, bool STAGE = false>
+/* One radix-16 variant: n / 16 threads a transform (n >= 16), warp
+ * barriers and blocks as fft_c2c_launch_r8. */
+template <typename T, int TW, int MINB, bool WARP_SYNC, bool STAGE = false, int TPB = 256>
 static cudaError_t fft_c2c_launch_r16(const void *in, void *out, int n, int batch, const void *tw_t,
                                       int inverse, cudaStream_t stream, int tw_stride = 1)
 {
     typedef typename cpx_of<T>::type C;
     if (STAGE && !fft_stage_aligned(in, out))
-        return fft_c2c_launch_r16<T, TW, MINB, WARP, false>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
+        return fft_c2c_launch_r16<T, TW, MINB, WARP_SYNC, false, TPB>(in, out, n, batch, tw_t,
+                                                                      inverse, stream, tw_stride);
     const C *tw = (const C *)tw_t;
     int log2n = 0;
     while ((1 << log2n) < n)
         log2n++;
     const int last = 1 << (log2n % 4);   /* 1 (a power of 16), 2, 4 or 8 */
-    const int per = n / 16, ty = 256 / per < 1 ? 1 : 256 / per;
+    const int per = n / 16, ty = fft_transforms_per_block(per, TPB);
+    const bool warp = WARP_SYNC && per <= 32;
     /* n = 16: one pass from global memory to global memory, no shared buffer */
     const size_t smem = n == 16 && !STAGE ? 0 : (size_t)ty * fft_padded_len(n, 16) * sizeof(C);
     dim3 block(per, ty), grid((batch + ty - 1) / ty);
@@ -675,21 +693,30 @@ static cudaError_t fft_c2c_launch_r16(const void *in, void *out, int n, int batc
     const C *i = (const C *)in;
     C *o = (C *)out;
     cudaError_t e = cudaSuccess;
-#define ORR_C2C_R16(L)                                                                            \
+#define ORR_C2C_R16(L, W)                                                                         \
     do {                                                                                          \
         if (smem > 48 * 1024)                                                                     \
-            e = cudaFuncSetAttribute(fft_c2c_r16<T, L, TW, MINB, WARP, STAGE>,                    \
+            e = cudaFuncSetAttribute(fft_c2c_r16<T, L, TW, MINB, W, STAGE>,                       \
                                      cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);     \
         if (e == cudaSuccess)                                                                     \
-            fft_c2c_r16<T, L, TW, MINB, WARP, STAGE><<<grid, block, smem, stream>>>(              \
+            fft_c2c_r16<T, L, TW, MINB, W, STAGE><<<grid, block, smem, stream>>>(                 \
                 i, o, n, batch, tw, sign, tw_stride);                                             \
     } while (0)
-    switch (last) {
-    case 1: ORR_C2C_R16(1); break;
-    case 2: ORR_C2C_R16(2); break;
-    case 4: ORR_C2C_R16(4); break;
-    default: ORR_C2C_R16(8); break;
+#define ORR_C2C_R16_LAST(W)                                                                       \
+    switch (last) {                                                                               \
+    case 1: ORR_C2C_R16(1, W); break;                                                             \
+    case 2: ORR_C2C_R16(2, W); break;                                                             \
+    case 4: ORR_C2C_R16(4, W); break;                                                             \
+    default: ORR_C2C_R16(8, W); break;                                                            \
     }
+    if (warp) {
+        if constexpr (WARP_SYNC) {
+            ORR_C2C_R16_LAST(true)
+        }
+    } else {
+        ORR_C2C_R16_LAST(false)
+    }
+#undef ORR_C2C_R16_LAST
 #undef ORR_C2C_R16
     return e != cudaSuccess ? e : cudaGetLastError();
 }
@@ -712,11 +739,14 @@ static cudaError_t fft_c2c_launch_r16(const void *in, void *out, int n, int batc
  * variant 11 is variant 3 again (2 blocks an SM).
  * Variants 7-10 are 6, 5, 4 and 3 with staged global memory access
  * (STAGE); from N = 64 up the extra trip through shared memory costs more
- * than the wider loads gain (0.7-0.9x of the unstaged). Only a file
+ * than the wider loads gain (0.7-0.9x of the unstaged). Variants 12 and 13
+ * are 11 and 5 in blocks of one transform (of 64 threads where a transform
+ * has fewer), cuFFT's shape: a block barrier then waits for one
+ * transform's warps only. Only a file
  * that defines FFT_ALL_VARIANTS (the bench, the device check) compiles
  * them all; elsewhere the launcher compiles and runs the defaults whatever
  * variant is asked, which keeps the app's build time and size down. */
-#define FFT_C2C_VARIANTS 12
+#define FFT_C2C_VARIANTS 14
 #define FFT_C2C_STAGED_N 32   /* below: the staged default */
 #define FFT_C2C_SHORT_N 128   /* below: the short default */
 #define FFT_C2C_LONG_N 2048   /* from here: the long default */
@@ -743,6 +773,8 @@ static inline const char *fft_c2c_variant_name(int variant)
     case 9: return "r16 f32 3 / f64 1 blk, staged";
     case 10: return "r16 2 tw, warp, staged";
     case 11: return "r16 2 tw, warp, f32 4 / f64 2 blk";
+    case 12: return "as 11, one transform a block";
+    case 13: return "as 5, 64-thread blocks";
     default: return "?";
     }
 }
@@ -752,46 +784,31 @@ template <typename T, int V>
 static cudaError_t fft_c2c_launch_variant(const void *in, void *out, int n, int batch, const void *tw_t,
                                           int inverse, cudaStream_t stream, int tw_stride = 1)
 {
-    const bool warp16 = n / 16 <= 32, warp8 = n / 8 <= 32;   /* a transform's threads in one warp */
-    if constexpr (V == 1) {
-        return fft_c2c_launch_r16<T, 1, FFT_MIN_BLOCKS, false>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
-    } else if constexpr (V == 2) {
-        return fft_c2c_launch_r16<T, 2, FFT_MIN_BLOCKS, false>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
-    } else if constexpr (V == 3) {
-        return warp16 ? fft_c2c_launch_r16<T, 2, FFT_MIN_BLOCKS, true>(in, out, n, batch, tw_t, inverse, stream, tw_stride)
-                      : fft_c2c_launch_r16<T, 2, FFT_MIN_BLOCKS, false>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
-    } else if constexpr (V == 4) {
-        /* f32 has registers to spare at 2 blocks an SM, f64 runs short at 2 */
-        constexpr int minb = sizeof(T) == 4 ? 3 : 1;
-        return warp16 ? fft_c2c_launch_r16<T, 2, minb, true>(in, out, n, batch, tw_t, inverse, stream, tw_stride)
-                      : fft_c2c_launch_r16<T, 2, minb, false>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
-    } else if constexpr (V == 5) {
-        return warp8 ? fft_c2c_launch_r8<T, 2, true>(in, out, n, batch, tw_t, inverse, stream, tw_stride)
-                     : fft_c2c_launch_r8<T, 2, false>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
-    } else if constexpr (V == 6) {
-        return warp8 ? fft_c2c_launch_r8<T, 1, true>(in, out, n, batch, tw_t, inverse, stream, tw_stride)
-                     : fft_c2c_launch_r8<T, 1, false>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
-    } else if constexpr (V == 7) {
-        return warp8 ? fft_c2c_launch_r8<T, 1, true, true>(in, out, n, batch, tw_t, inverse, stream, tw_stride)
-                     : fft_c2c_launch_r8<T, 1, false, true>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
-    } else if constexpr (V == 8) {
-        return warp8 ? fft_c2c_launch_r8<T, 2, true, true>(in, out, n, batch, tw_t, inverse, stream, tw_stride)
-                     : fft_c2c_launch_r8<T, 2, false, true>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
-    } else if constexpr (V == 9) {
-        constexpr int minb = sizeof(T) == 4 ? 3 : 1;
-        return warp16 ? fft_c2c_launch_r16<T, 2, minb, true, true>(in, out, n, batch, tw_t, inverse, stream, tw_stride)
-                      : fft_c2c_launch_r16<T, 2, minb, false, true>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
-    } else if constexpr (V == 10) {
-        return warp16 ? fft_c2c_launch_r16<T, 2, FFT_MIN_BLOCKS, true, true>(in, out, n, batch, tw_t, inverse, stream, tw_stride)
-                      : fft_c2c_launch_r16<T, 2, FFT_MIN_BLOCKS, false, true>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
-    } else if constexpr (V == 11) {
-        constexpr int minb = sizeof(T) == 4 ? 4 : 2;
-        return warp16 ? fft_c2c_launch_r16<T, 2, minb, true>(in, out, n, batch, tw_t, inverse, stream, tw_stride)
-                      : fft_c2c_launch_r16<T, 2, minb, false>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
-    } else {
-        static_assert(V == 0, "C2C variants are 0 .. FFT_C2C_VARIANTS - 1");
-        return fft_c2c_launch_r16<T, 0, FFT_MIN_BLOCKS, false>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
-    }
+    /* f32 has registers to spare at 2 blocks an SM, f64 runs short at 2 */
+    constexpr int f32 = sizeof(T) == 4, minb3 = f32 ? 3 : 1, minb4 = f32 ? 4 : 2;
+    constexpr int base = FFT_MIN_BLOCKS;
+#define ORR_VARIANT(num, launcher, ...)                                                           \
+    if constexpr (V == num)                                                                       \
+        return launcher<T, __VA_ARGS__>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
+    /* V, launcher, its template arguments after T: r16 TW, MINB, WARP_SYNC,
+     * STAGE, TPB; r8 MINB, WARP_SYNC, STAGE, TPB */
+    ORR_VARIANT(1, fft_c2c_launch_r16, 1, base, false)
+    ORR_VARIANT(2, fft_c2c_launch_r16, 2, base, false)
+    ORR_VARIANT(3, fft_c2c_launch_r16, 2, base, true)
+    ORR_VARIANT(4, fft_c2c_launch_r16, 2, minb3, true)
+    ORR_VARIANT(5, fft_c2c_launch_r8, 2, true)
+    ORR_VARIANT(6, fft_c2c_launch_r8, 1, true)
+    ORR_VARIANT(7, fft_c2c_launch_r8, 1, true, true)
+    ORR_VARIANT(8, fft_c2c_launch_r8, 2, true, true)
+    ORR_VARIANT(9, fft_c2c_launch_r16, 2, minb3, true, true)
+    ORR_VARIANT(10, fft_c2c_launch_r16, 2, base, true, true)
+    ORR_VARIANT(11, fft_c2c_launch_r16, 2, minb4, true)
+    ORR_VARIANT(12, fft_c2c_launch_r16, 2, minb4, true, false, 64)
+    ORR_VARIANT(13, fft_c2c_launch_r8, 2, true, false, 64)
+    ORR_VARIANT(0, fft_c2c_launch_r16, 0, base, false)
+#undef ORR_VARIANT
+    static_assert(V >= 0 && V < FFT_C2C_VARIANTS, "C2C variants are 0 .. FFT_C2C_VARIANTS - 1");
+    return cudaErrorInvalidValue;
 }
 
 /* The batched complex FFT: the radix-4 shared kernel for n < FFT_C2C_MIN_REGISTER_N,
@@ -824,6 +841,8 @@ static cudaError_t fft_c2c_launch(const void *in, void *out, int n, int batch, c
     case 9: return fft_c2c_launch_variant<T, 9>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
     case 10: return fft_c2c_launch_variant<T, 10>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
     case 11: return fft_c2c_launch_variant<T, 11>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
+    case 12: return fft_c2c_launch_variant<T, 12>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
+    case 13: return fft_c2c_launch_variant<T, 13>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
     default: return cudaErrorInvalidValue;
     }
 #else

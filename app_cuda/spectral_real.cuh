@@ -281,8 +281,9 @@ fft_real_radix(const T *in, T *out, int n, int batch, const typename cpx_of<T>::
 }
 
 /* One register-path variant of a real kind: radix R, twiddles TW, MINB
- * blocks an SM; warp barriers where a transform's threads fit a warp. */
-template <typename T, int KIND, int R, int TW, int MINB, bool WARP_SYNC>
+ * blocks an SM; warp barriers where a transform's threads fit a warp;
+ * blocks of about TPB threads. */
+template <typename T, int KIND, int R, int TW, int MINB, bool WARP_SYNC, int TPB = 256>
 static cudaError_t fft_real_launch_radix(const T *in, T *out, int n, int batch, const void *tw_t,
                                          const void *qt_t, cudaStream_t stream)
 {
@@ -292,7 +293,7 @@ static cudaError_t fft_real_launch_radix(const T *in, T *out, int n, int batch, 
     while ((1 << log2h) < h)
         log2h++;
     const int last = 1 << (log2h % (R == 16 ? 4 : 3));
-    const int per = h / R, ty = 256 / per < 1 ? 1 : 256 / per;
+    const int per = h / R, ty = fft_transforms_per_block(per, TPB);
     const size_t smem = (size_t)ty * fft_padded_len(h, R) * sizeof(C);
     dim3 block(per, ty), grid((batch + ty - 1) / ty);
     const C *tw = (const C *)tw_t, *qt = (const C *)qt_t;
@@ -338,7 +339,7 @@ static cudaError_t fft_real_launch_radix(const T *in, T *out, int n, int batch, 
  * compile them all (see FFT_C2C_VARIANTS). tw_d,
  * qt_d: the N-point tables as double2; tw_t, qt_t: the same in T's
  * precision (qt may be NULL for the kinds without it). */
-#define FFT_REAL_VARIANTS 3
+#define FFT_REAL_VARIANTS 6
 /* The defaults, fastest side by side on an H200 once the shared buffers
  * were padded and the radix-8 twiddles came from products (bench/
  * RESULTS.md, 2026-11-23, later session): radix 8 (2) in double, and in
@@ -358,6 +359,9 @@ static inline const char *fft_real_variant_name(int variant)
     case 0: return "fused r16";
     case 1: return "fused r16 2 tw, warp";
     case 2: return "fused r8, warp, 64 regs";
+    case 3: return "fused r16 2 tw, warp, f32 4 / f64 2 blk";
+    case 4: return "as 3, one transform a block";
+    case 5: return "as 2, 64-thread blocks";
     default: return "?";
     }
 }
@@ -372,6 +376,13 @@ static cudaError_t fft_real_launch_variant(const T *in, T *out, int n, int batch
                                                                            qt_t, stream);
     } else if constexpr (V == 2) {
         return fft_real_launch_radix<T, KIND, 8, 0, 4, true>(in, out, n, batch, tw_t, qt_t, stream);
+    } else if constexpr (V == 3 || V == 4) {
+        constexpr int minb = sizeof(T) == 4 ? 4 : 2;
+        return fft_real_launch_radix<T, KIND, 16, 2, minb, true, V == 4 ? 64 : 256>(
+            in, out, n, batch, tw_t, qt_t, stream);
+    } else if constexpr (V == 5) {
+        return fft_real_launch_radix<T, KIND, 8, 0, 4, true, 64>(in, out, n, batch, tw_t, qt_t,
+                                                                 stream);
     } else {
         static_assert(V == 0, "real variants are 0 .. FFT_REAL_VARIANTS - 1");
         return fft_real_launch_radix<T, KIND, 16, 0, FFT_MIN_BLOCKS, false>(in, out, n, batch, tw_t,
@@ -401,6 +412,9 @@ static cudaError_t fft_real_launch_kind(const T *in, T *out, int n, int batch, c
     case 0: return fft_real_launch_variant<T, KIND, 0>(in, out, n, batch, tw_t, qt_t, stream);
     case 1: return fft_real_launch_variant<T, KIND, 1>(in, out, n, batch, tw_t, qt_t, stream);
     case 2: return fft_real_launch_variant<T, KIND, 2>(in, out, n, batch, tw_t, qt_t, stream);
+    case 3: return fft_real_launch_variant<T, KIND, 3>(in, out, n, batch, tw_t, qt_t, stream);
+    case 4: return fft_real_launch_variant<T, KIND, 4>(in, out, n, batch, tw_t, qt_t, stream);
+    case 5: return fft_real_launch_variant<T, KIND, 5>(in, out, n, batch, tw_t, qt_t, stream);
     default: return cudaErrorInvalidValue;
     }
 #else
