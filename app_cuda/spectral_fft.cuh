@@ -723,26 +723,24 @@ static cudaError_t fft_c2c_launch_r16(const void *in, void *out, int n, int batc
 
 /* The C2C variants the bench compares (FFT_C2C_VARIANTS of them). The
  * defaults, per precision and length, are the ones that ran fastest side
- * by side on an H200 once the shared buffers were padded and the radix-8
- * twiddles came from products (bench/RESULTS.md, 2026-11-23, later
- * sessions): at N = 16 in either precision radix 8 in 64 registers with
- * staged global access (8: 0.93x cuFFT in f64 against 0.85x unstaged, 0.96x
- * against 0.67x in f32, where a 16-point transform's threads otherwise read
- * half sectors); double: radix 8 in 128 registers (6) below N = 128, radix 8
- * in 64 registers (5) below N = 2048, radix 16 with two twiddle loads and
- * warp barriers (3) above; single: radix 8 in 64 registers (5) below
- * N = 128, radix 16 with two twiddle loads at 3 blocks an SM (4) below
- * N = 1024, at 4 blocks an SM (11: 64 registers, no spills) from there:
- * Nsight Compute showed the 3-block build register-bound at 78 registers
- * and 33% occupancy where cuFFT runs 56 registers at 49%; 4 blocks took
- * N = 1024 from 0.79x to 0.86x cuFFT and 4096 from 0.90x to 0.92x. For f64
- * variant 11 is variant 3 again (2 blocks an SM).
+ * by side on an H200 (bench/RESULTS.md, 2026-11-23): at N = 16 in either
+ * precision radix 8 in 64 registers with staged global access (8: 0.95x
+ * cuFFT in f64 against 0.85x unstaged, 0.92x against 0.65x in f32, where a
+ * 16-point transform's threads otherwise read half sectors); double: radix
+ * 8 in 128 registers (6) below N = 128, radix 8 in 64 registers in
+ * 64-thread blocks (13) below N = 2048, radix 16 with two twiddle loads,
+ * 2 blocks an SM, one transform a block (12) above; single: 13 below N =
+ * 128, radix 16 with two twiddle loads at 3 blocks an SM (4) below N =
+ * 1024, at 4 blocks an SM (64 registers, no spills) one transform a block
+ * (12) from there. Nsight Compute showed the 3-block build register-bound
+ * at 78 registers and 33% occupancy where cuFFT runs 56 registers at 49%
+ * in 64-thread blocks of one transform; 4 blocks an SM (11) took f32 N =
+ * 1024 from 0.79x to 0.82-0.86x cuFFT, one transform a block (12: a block
+ * barrier waits for one transform's warps only) to 0.88x, and f64 N = 1024
+ * from 0.95x (5) to 1.01x (13). For f64 variant 11 is variant 3 again.
  * Variants 7-10 are 6, 5, 4 and 3 with staged global memory access
  * (STAGE); from N = 64 up the extra trip through shared memory costs more
- * than the wider loads gain (0.7-0.9x of the unstaged). Variants 12 and 13
- * are 11 and 5 in blocks of one transform (of 64 threads where a transform
- * has fewer), cuFFT's shape: a block barrier then waits for one
- * transform's warps only. Only a file
+ * than the wider loads gain (0.7-0.9x of the unstaged). Only a file
  * that defines FFT_ALL_VARIANTS (the bench, the device check) compiles
  * them all; elsewhere the launcher compiles and runs the defaults whatever
  * variant is asked, which keeps the app's build time and size down. */
@@ -755,8 +753,8 @@ template <typename T> constexpr int fft_c2c_default_variant(int n)
 {
     if (n < FFT_C2C_STAGED_N)
         return 8;
-    return sizeof(T) == sizeof(double) ? (n < FFT_C2C_SHORT_N ? 6 : n < FFT_C2C_LONG_N ? 5 : 3)
-                                       : (n < FFT_C2C_SHORT_N ? 5 : n < FFT_C2C_F32_LONG_N ? 4 : 11);
+    return sizeof(T) == sizeof(double) ? (n < FFT_C2C_SHORT_N ? 6 : n < FFT_C2C_LONG_N ? 13 : 12)
+                                       : (n < FFT_C2C_SHORT_N ? 13 : n < FFT_C2C_F32_LONG_N ? 4 : 12);
 }
 static inline const char *fft_c2c_variant_name(int variant)
 {
@@ -848,21 +846,15 @@ static cudaError_t fft_c2c_launch(const void *in, void *out, int n, int batch, c
 #else
     (void)variant;
     /* the precision's defaults only (keep in step with fft_c2c_default_variant) */
-    const int v = fft_c2c_default_variant<T>(n);
-    if (v == 8)
-        return fft_c2c_launch_variant<T, 8>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
-    if constexpr (sizeof(T) == sizeof(double)) {
-        if (v == 6)
+    switch (fft_c2c_default_variant<T>(n)) {
+    case 8: return fft_c2c_launch_variant<T, 8>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
+    case 13: return fft_c2c_launch_variant<T, 13>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
+    case 12: return fft_c2c_launch_variant<T, 12>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
+    default:
+        if constexpr (sizeof(T) == sizeof(double))
             return fft_c2c_launch_variant<T, 6>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
-        if (v == 5)
-            return fft_c2c_launch_variant<T, 5>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
-        return fft_c2c_launch_variant<T, 3>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
-    } else {
-        if (v == 5)
-            return fft_c2c_launch_variant<T, 5>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
-        if (v == 11)
-            return fft_c2c_launch_variant<T, 11>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
-        return fft_c2c_launch_variant<T, 4>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
+        else
+            return fft_c2c_launch_variant<T, 4>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
     }
 #endif
 }

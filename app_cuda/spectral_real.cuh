@@ -334,24 +334,26 @@ static cudaError_t fft_real_launch_radix(const T *in, T *out, int n, int batch, 
 /* Launch one real kind: the shared path for h < FFT_REAL_MIN_REGISTER_H, else the register
  * path of the variant: 0 the baseline radix-16 passes, 1 radix 16 with two
  * twiddle loads and warp barriers (fft_c2c_launch's variant 3), 2 radix 8
- * with 64 registers and warp barriers (its variant 5); -1 the default for
- * the size. Only files that define FFT_ALL_VARIANTS
+ * with 64 registers and warp barriers (its variant 5), 3 radix 16 at 4
+ * blocks an SM in f32 (its 11), 4 and 5: 3 and 2 in blocks of one
+ * transform (its 12 and 13); -1 the default for the size. Only files that define FFT_ALL_VARIANTS
  * compile them all (see FFT_C2C_VARIANTS). tw_d,
  * qt_d: the N-point tables as double2; tw_t, qt_t: the same in T's
  * precision (qt may be NULL for the kinds without it). */
 #define FFT_REAL_VARIANTS 6
-/* The defaults, fastest side by side on an H200 once the shared buffers
- * were padded and the radix-8 twiddles came from products (bench/
- * RESULTS.md, 2026-11-23, later session): radix 8 (2) in double, and in
- * single for short transforms (N < FFT_REAL_SHORT_N); radix 16 with two
- * twiddle loads (1) for longer single-precision ones. */
+/* The defaults, fastest side by side on an H200 (bench/RESULTS.md,
+ * 2026-11-23): radix 8 in 64 registers in 64-thread blocks (5) in double,
+ * and in single for short transforms (N < FFT_REAL_SHORT_N); radix 16
+ * with two twiddle loads at 4 blocks an SM, one transform a block (4), for
+ * longer single-precision ones (0.0-0.13x cuFFT better than 2 and 1, the
+ * previous defaults, except r2c and dct2 at N = 256 and 1024, 1-4% slower). */
 #define FFT_REAL_SHORT_N 128
 /* below: the shared path (one thread a transform at h = 8, radix 8, ran at
  * 0.3-0.7x the shared path's speed on the H200) */
 #define FFT_REAL_MIN_REGISTER_H 32
 template <typename T> constexpr int fft_real_default_variant(int n)
 {
-    return sizeof(T) == sizeof(double) || n < FFT_REAL_SHORT_N ? 2 : 1;
+    return sizeof(T) == sizeof(double) || n < FFT_REAL_SHORT_N ? 5 : 4;
 }
 static inline const char *fft_real_variant_name(int variant)
 {
@@ -421,9 +423,9 @@ static cudaError_t fft_real_launch_kind(const T *in, T *out, int n, int batch, c
     (void)variant;
     /* the precision's defaults only (keep in step with fft_real_default_variant) */
     if (sizeof(T) == sizeof(double) || n < FFT_REAL_SHORT_N)
-        return fft_real_launch_variant<T, KIND, 2>(in, out, n, batch, tw_t, qt_t, stream);
+        return fft_real_launch_variant<T, KIND, 5>(in, out, n, batch, tw_t, qt_t, stream);
     if constexpr (sizeof(T) == sizeof(float))
-        return fft_real_launch_variant<T, KIND, 1>(in, out, n, batch, tw_t, qt_t, stream);
+        return fft_real_launch_variant<T, KIND, 4>(in, out, n, batch, tw_t, qt_t, stream);
     return cudaErrorInvalidValue;   /* not reached */
 #endif
 }
