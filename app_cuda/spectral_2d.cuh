@@ -739,14 +739,18 @@ struct conv2d_shape {
 /* The kernel variants: radix of the steps and threads a block. Large
  * images hold one block per SM (shared memory), so more threads there
  * hide more of the shared-memory latency. (Radix 8 with 512 threads and
- * radix 4 or 8 with 1024 were slower everywhere on the H200.) */
+ * radix 4 or 8 with 1024 were slower everywhere on the H200.) Dense blocks
+ * of 128 or 64 threads hold fewer slices: more, smaller blocks spread a
+ * batch more evenly over the SMs (2709 16 x 16 slices in 256-thread blocks
+ * of 16 are 170 blocks of up to 2 an SM on 132 SMs). */
 struct conv2d_variant {
     int log2_radix, threads;
     int dense;   /* small slices: a thread per radix-16 group of a column step (at
                     least 16 a slice), blocks of up to CONV2D_DENSE_BYTES */
 };
-#define CONV2D_VARIANTS 3
-static const conv2d_variant conv2d_variants[CONV2D_VARIANTS] = {{4, 256, 0}, {4, 512, 0}, {4, 256, 1}};
+#define CONV2D_VARIANTS 5
+static const conv2d_variant conv2d_variants[CONV2D_VARIANTS] = {
+    {4, 256, 0}, {4, 512, 0}, {4, 256, 1}, {4, 128, 1}, {4, 64, 1}};
 #define CONV2D_DENSE_BYTES (112 * 1024)   /* two blocks an SM on sm_90 */
 
 static inline conv2d_shape conv2d_shape_for(int nf, int m, size_t csize, int group, int threads,
@@ -829,6 +833,8 @@ static cudaError_t conv2d_launch(const typename s2d_cpx<T>::type *slices, const 
     switch (variant < 0 ? 0 : variant) {
     case 1: return conv2d_launch_v<T, 4, 512>(CONV2D_ARGS, 0, stream);
     case 2: return conv2d_launch_v<T, 4, 256>(CONV2D_ARGS, 1, stream);
+    case 3: return conv2d_launch_v<T, 4, 128>(CONV2D_ARGS, 1, stream);
+    case 4: return conv2d_launch_v<T, 4, 64>(CONV2D_ARGS, 1, stream);
     default: return conv2d_launch_v<T, 4, 256>(CONV2D_ARGS, 0, stream);
     }
 #undef CONV2D_ARGS

@@ -744,7 +744,7 @@ static cudaError_t fft_c2c_launch_r16(const void *in, void *out, int n, int batc
  * that defines FFT_ALL_VARIANTS (the bench, the device check) compiles
  * them all; elsewhere the launcher compiles and runs the defaults whatever
  * variant is asked, which keeps the app's build time and size down. */
-#define FFT_C2C_VARIANTS 14
+#define FFT_C2C_VARIANTS 15
 #define FFT_C2C_STAGED_N 32   /* below: the staged default */
 #define FFT_C2C_SHORT_N 128   /* below: the short default */
 #define FFT_C2C_LONG_N 2048   /* from here: the long default */
@@ -773,6 +773,7 @@ static inline const char *fft_c2c_variant_name(int variant)
     case 11: return "r16 2 tw, warp, f32 4 / f64 2 blk";
     case 12: return "as 11, one transform a block";
     case 13: return "as 5, 64-thread blocks";
+    case 14: return "as 12, f32 5 / f64 3 blk";
     default: return "?";
     }
 }
@@ -783,7 +784,7 @@ static cudaError_t fft_c2c_launch_variant(const void *in, void *out, int n, int 
                                           int inverse, cudaStream_t stream, int tw_stride = 1)
 {
     /* f32 has registers to spare at 2 blocks an SM, f64 runs short at 2 */
-    constexpr int f32 = sizeof(T) == 4, minb3 = f32 ? 3 : 1, minb4 = f32 ? 4 : 2;
+    constexpr int f32 = sizeof(T) == 4, minb3 = f32 ? 3 : 1, minb4 = f32 ? 4 : 2, minb5 = f32 ? 5 : 3;
     constexpr int base = FFT_MIN_BLOCKS;
 #define ORR_VARIANT(num, launcher, ...)                                                           \
     if constexpr (V == num)                                                                       \
@@ -803,6 +804,7 @@ static cudaError_t fft_c2c_launch_variant(const void *in, void *out, int n, int 
     ORR_VARIANT(11, fft_c2c_launch_r16, 2, minb4, true)
     ORR_VARIANT(12, fft_c2c_launch_r16, 2, minb4, true, false, 64)
     ORR_VARIANT(13, fft_c2c_launch_r8, 2, true, false, 64)
+    ORR_VARIANT(14, fft_c2c_launch_r16, 2, minb5, true, false, 64)
     ORR_VARIANT(0, fft_c2c_launch_r16, 0, base, false)
 #undef ORR_VARIANT
     static_assert(V >= 0 && V < FFT_C2C_VARIANTS, "C2C variants are 0 .. FFT_C2C_VARIANTS - 1");
@@ -841,6 +843,7 @@ static cudaError_t fft_c2c_launch(const void *in, void *out, int n, int batch, c
     case 11: return fft_c2c_launch_variant<T, 11>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
     case 12: return fft_c2c_launch_variant<T, 12>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
     case 13: return fft_c2c_launch_variant<T, 13>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
+    case 14: return fft_c2c_launch_variant<T, 14>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
     default: return cudaErrorInvalidValue;
     }
 #else
