@@ -824,11 +824,14 @@ static cudaError_t conv2d_launch(const typename s2d_cpx<T>::type *slices, const 
     /* measured side by side on the H200 (bench/RESULTS.md): 512 threads
      * where a slice fills most of an SM's shared memory in double
      * precision, or where there are too few slices to fill the SMs; dense
-     * blocks of small slices where there are many */
+     * 64-thread blocks of small slices (mfft <= 32: 1.1-1.4x the 256-thread
+     * dense blocks with 2709 slices, as fast or faster with 51), dense
+     * 128-thread blocks for many single-precision 64 x 64 slices */
     if (variant < 0)
-        variant = nf >= 64 && (sizeof(T) == 8 || batch < 4 * sms) ? 1
-                  : nf <= 32 && batch >= 4 * sms                   ? 2
-                                                                   : 0;
+        variant = nf <= 32                                          ? 4
+                  : nf >= 64 && (sizeof(T) == 8 || batch < 4 * sms) ? 1
+                  : nf == 64                                        ? 3
+                                                                    : 0;
 #define CONV2D_ARGS slices, shapes_perm, out, nf, m, batch, per_shape, tw, limit
     switch (variant < 0 ? 0 : variant) {
     case 1: return conv2d_launch_v<T, 4, 512>(CONV2D_ARGS, 0, stream);

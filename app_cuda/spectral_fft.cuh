@@ -736,15 +736,17 @@ static cudaError_t fft_c2c_launch_r16(const void *in, void *out, int n, int batc
  * at 78 registers and 33% occupancy where cuFFT runs 56 registers at 49%
  * in 64-thread blocks of one transform; 4 blocks an SM (11) took f32 N =
  * 1024 from 0.79x to 0.82-0.86x cuFFT, one transform a block (12: a block
- * barrier waits for one transform's warps only) to 0.88x, and f64 N = 1024
- * from 0.95x (5) to 1.01x (13). For f64 variant 11 is variant 3 again.
+ * barrier waits for one transform's warps only) to 0.88-0.93x, and f64 N =
+ * 1024 from 0.95x (5) to 0.99-1.01x (13); 12 at 5 blocks an SM (51
+ * registers) spilled and ran at 0.69-0.79x. For f64 variant 11 is variant 3
+ * again.
  * Variants 7-10 are 6, 5, 4 and 3 with staged global memory access
  * (STAGE); from N = 64 up the extra trip through shared memory costs more
  * than the wider loads gain (0.7-0.9x of the unstaged). Only a file
  * that defines FFT_ALL_VARIANTS (the bench, the device check) compiles
  * them all; elsewhere the launcher compiles and runs the defaults whatever
  * variant is asked, which keeps the app's build time and size down. */
-#define FFT_C2C_VARIANTS 15
+#define FFT_C2C_VARIANTS 14
 #define FFT_C2C_STAGED_N 32   /* below: the staged default */
 #define FFT_C2C_SHORT_N 128   /* below: the short default */
 #define FFT_C2C_LONG_N 2048   /* from here: the long default */
@@ -773,7 +775,6 @@ static inline const char *fft_c2c_variant_name(int variant)
     case 11: return "r16 2 tw, warp, f32 4 / f64 2 blk";
     case 12: return "as 11, one transform a block";
     case 13: return "as 5, 64-thread blocks";
-    case 14: return "as 12, f32 5 / f64 3 blk";
     default: return "?";
     }
 }
@@ -784,7 +785,7 @@ static cudaError_t fft_c2c_launch_variant(const void *in, void *out, int n, int 
                                           int inverse, cudaStream_t stream, int tw_stride = 1)
 {
     /* f32 has registers to spare at 2 blocks an SM, f64 runs short at 2 */
-    constexpr int f32 = sizeof(T) == 4, minb3 = f32 ? 3 : 1, minb4 = f32 ? 4 : 2, minb5 = f32 ? 5 : 3;
+    constexpr int f32 = sizeof(T) == 4, minb3 = f32 ? 3 : 1, minb4 = f32 ? 4 : 2;
     constexpr int base = FFT_MIN_BLOCKS;
 #define ORR_VARIANT(num, launcher, ...)                                                           \
     if constexpr (V == num)                                                                       \
@@ -804,7 +805,6 @@ static cudaError_t fft_c2c_launch_variant(const void *in, void *out, int n, int 
     ORR_VARIANT(11, fft_c2c_launch_r16, 2, minb4, true)
     ORR_VARIANT(12, fft_c2c_launch_r16, 2, minb4, true, false, 64)
     ORR_VARIANT(13, fft_c2c_launch_r8, 2, true, false, 64)
-    ORR_VARIANT(14, fft_c2c_launch_r16, 2, minb5, true, false, 64)
     ORR_VARIANT(0, fft_c2c_launch_r16, 0, base, false)
 #undef ORR_VARIANT
     static_assert(V >= 0 && V < FFT_C2C_VARIANTS, "C2C variants are 0 .. FFT_C2C_VARIANTS - 1");
@@ -843,7 +843,6 @@ static cudaError_t fft_c2c_launch(const void *in, void *out, int n, int batch, c
     case 11: return fft_c2c_launch_variant<T, 11>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
     case 12: return fft_c2c_launch_variant<T, 12>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
     case 13: return fft_c2c_launch_variant<T, 13>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
-    case 14: return fft_c2c_launch_variant<T, 14>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
     default: return cudaErrorInvalidValue;
     }
 #else

@@ -336,12 +336,12 @@ static cudaError_t fft_real_launch_radix(const T *in, T *out, int n, int batch, 
  * twiddle loads and warp barriers (fft_c2c_launch's variant 3), 2 radix 8
  * with 64 registers and warp barriers (its variant 5), 3 radix 16 at 4
  * blocks an SM in f32 (its 11), 4 and 5: 3 and 2 in blocks of one
- * transform (its 12 and 13), 6: 4 at 5 blocks an SM in f32 (its 14); -1
- * the default for the size. Only files that define FFT_ALL_VARIANTS
+ * transform (its 12 and 13); -1 the default for the size. (4 at 5 blocks
+ * an SM in f32 spilled: 0.0-0.15x cuFFT slower.) Only files that define FFT_ALL_VARIANTS
  * compile them all (see FFT_C2C_VARIANTS). tw_d,
  * qt_d: the N-point tables as double2; tw_t, qt_t: the same in T's
  * precision (qt may be NULL for the kinds without it). */
-#define FFT_REAL_VARIANTS 7
+#define FFT_REAL_VARIANTS 6
 /* The defaults, fastest side by side on an H200 (bench/RESULTS.md,
  * 2026-11-23): radix 8 in 64 registers in 64-thread blocks (5) in double,
  * and in single for short transforms (N < FFT_REAL_SHORT_N); radix 16
@@ -365,7 +365,6 @@ static inline const char *fft_real_variant_name(int variant)
     case 3: return "fused r16 2 tw, warp, f32 4 / f64 2 blk";
     case 4: return "as 3, one transform a block";
     case 5: return "as 2, 64-thread blocks";
-    case 6: return "as 4, f32 5 / f64 3 blk";
     default: return "?";
     }
 }
@@ -384,10 +383,6 @@ static cudaError_t fft_real_launch_variant(const T *in, T *out, int n, int batch
         constexpr int minb = sizeof(T) == 4 ? 4 : 2;
         return fft_real_launch_radix<T, KIND, 16, 2, minb, true, V == 4 ? 64 : 256>(
             in, out, n, batch, tw_t, qt_t, stream);
-    } else if constexpr (V == 6) {
-        constexpr int minb = sizeof(T) == 4 ? 5 : 3;
-        return fft_real_launch_radix<T, KIND, 16, 2, minb, true, 64>(in, out, n, batch, tw_t, qt_t,
-                                                                     stream);
     } else if constexpr (V == 5) {
         return fft_real_launch_radix<T, KIND, 8, 0, 4, true, 64>(in, out, n, batch, tw_t, qt_t,
                                                                  stream);
@@ -423,7 +418,6 @@ static cudaError_t fft_real_launch_kind(const T *in, T *out, int n, int batch, c
     case 3: return fft_real_launch_variant<T, KIND, 3>(in, out, n, batch, tw_t, qt_t, stream);
     case 4: return fft_real_launch_variant<T, KIND, 4>(in, out, n, batch, tw_t, qt_t, stream);
     case 5: return fft_real_launch_variant<T, KIND, 5>(in, out, n, batch, tw_t, qt_t, stream);
-    case 6: return fft_real_launch_variant<T, KIND, 6>(in, out, n, batch, tw_t, qt_t, stream);
     default: return cudaErrorInvalidValue;
     }
 #else
