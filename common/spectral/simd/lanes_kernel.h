@@ -1043,6 +1043,17 @@ static inline int FN(il_handles)(int n)
            ((n == 2048 || n == 4096) && CPV <= IL_SPLIT_M / 64);
 }
 
+/* count complex from src, elements sstride complex apart, to dst, dstride
+ * apart (the interleaved kernels' strided transforms go through a
+ * contiguous copy) */
+static inline void FN(copy_c)(R *dst, ptrdiff_t dstride, const R *src, ptrdiff_t sstride, int count)
+{
+    for (int i = 0; i < count; i++) {
+        dst[2 * i * dstride] = src[2 * i * sstride];
+        dst[2 * i * dstride + 1] = src[2 * i * sstride + 1];
+    }
+}
+
 /* The transforms of a group one at a time: strided ones through a
  * contiguous copy (so a strided plan gives a packed one's bits). */
 static void FN(il_run)(const spec_lanes_job *j, const R *in, R *out, int count, VC *a, VC *z,
@@ -1056,20 +1067,29 @@ static void FN(il_run)(const spec_lanes_job *j, const R *in, R *out, int count, 
         const R *src = in + 2 * l * j->in_dist;
         R *dst = out + 2 * l * j->out_dist;
         if (is != 1) {
-            for (int i = 0; i < n; i++) {
-                buf[2 * i] = src[2 * i * is];
-                buf[2 * i + 1] = src[2 * i * is + 1];
-            }
+            FN(copy_c)(buf, 1, src, is, n);
             src = buf;
         }
         R *y = os == 1 ? dst : buf;
         FN(il_fft)(src, y, t, u, tt, j->inverse, (R)j->scale, j->tw, 1, n, &tb);
         if (os != 1)
-            for (int i = 0; i < n; i++) {
-                dst[2 * i * os] = buf[2 * i];
-                dst[2 * i * os + 1] = buf[2 * i + 1];
-            }
+            FN(copy_c)(dst, os, buf, 1, n);
     }
+}
+
+/* For bins k0 .. k0 + CPV - 1 of a spectrum y of h + 1 complex: the half
+ * sum e and half difference d of y_k and conj y_{h-k} (y_{h-k} by a
+ * reversed load), and w = W_n^k from the n-point table. */
+static inline __attribute__((always_inline)) void FN(il_halves)(const R *y, int h, int k0,
+                                                                const R *tw, V *e, V *d, V *w)
+{
+    V ya, yc;
+    memcpy(&ya, y + 2 * k0, sizeof ya);
+    memcpy(&yc, y + 2 * (h + 1 - CPV - k0), sizeof yc);
+    memcpy(w, tw + 2 * k0, sizeof *w);
+    yc = FN(reverse_c)(yc) * FN(alt)();   /* conj y_{h-k} */
+    *e = BC(0.5) * (ya + yc);
+    *d = BC(0.5) * (ya - yc);
 }
 
 /* Whether real transforms of n points run one at a time (below): from h =
@@ -1096,7 +1116,6 @@ static void FN(il_real)(const spec_lanes_job *j, const R *in, R *out, int count,
     const ptrdiff_t is = j->in_stride, os = j->out_stride;
     R *buf = (R *)a, *t = buf + n + 2, *zb = t + n, *u = (R *)scr, *tt = u + n;
     const FN(il_tables) tb = FN(il_tables_in)(z, tw, 2, h);
-    const V half = BC(0.5), alt = FN(alt)();
     for (int l = 0; l < count; l++) {
         if (j->kind == SPEC_R2C) {
             const R *src = in + l * j->in_dist;
@@ -1111,39 +1130,25 @@ static void FN(il_real)(const spec_lanes_job *j, const R *in, R *out, int count,
             zb[2 * h + 1] = zb[1];
             R *x = os == 1 ? dst : buf;
             for (int k0 = 0; k0 < h; k0 += CPV) {
-                V za, zc, w;
-                memcpy(&za, zb + 2 * k0, sizeof za);
-                memcpy(&zc, zb + 2 * (h + 1 - CPV - k0), sizeof zc);
-                memcpy(&w, tw + 2 * k0, sizeof w);
-                zc = FN(reverse_c)(zc) * alt;   /* conj Z_{h-k} */
-                const V e = half * (za + zc), o = FN(minus_j)(half * (za - zc));
-                const V xk = e + FN(cmul_il)(o, w, 0);
+                V e, d, w;
+                FN(il_halves)(zb, h, k0, tw, &e, &d, &w);
+                const V xk = e + FN(cmul_il)(FN(minus_j)(d), w, 0);   /* E + W^k O */
                 memcpy(x + 2 * k0, &xk, sizeof xk);
             }
             x[2 * h] = zb[0] - zb[1];   /* E_h + W^h O_h = Z_0.re - Z_0.im */
             x[2 * h + 1] = 0;
             if (os != 1)
-                for (int k = 0; k <= h; k++) {
-                    dst[2 * k * os] = buf[2 * k];
-                    dst[2 * k * os + 1] = buf[2 * k + 1];
-                }
+                FN(copy_c)(dst, os, buf, 1, h + 1);
         } else {
             const R *src = in + 2 * l * j->in_dist;
             R *dst = out + l * j->out_dist;
             if (is != 1) {
-                for (int k = 0; k <= h; k++) {
-                    buf[2 * k] = src[2 * k * is];
-                    buf[2 * k + 1] = src[2 * k * is + 1];
-                }
+                FN(copy_c)(buf, 1, src, is, h + 1);
                 src = buf;
             }
             for (int k0 = 0; k0 < h; k0 += CPV) {
-                V ya, yc, w;
-                memcpy(&ya, src + 2 * k0, sizeof ya);
-                memcpy(&yc, src + 2 * (h + 1 - CPV - k0), sizeof yc);
-                memcpy(&w, tw + 2 * k0, sizeof w);
-                yc = FN(reverse_c)(yc) * alt;   /* conj y_{h-k} */
-                const V e = half * (ya + yc), d = half * (ya - yc);
+                V e, d, w;
+                FN(il_halves)(src, h, k0, tw, &e, &d, &w);
                 const V zk = e - FN(minus_j)(FN(cmul_il)(d, w, 1));   /* E + j W^-k D */
                 memcpy(zb + 2 * k0, &zk, sizeof zk);
             }
