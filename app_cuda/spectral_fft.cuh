@@ -18,6 +18,8 @@
 #include <cuda_runtime.h>
 #include <stdint.h>
 
+#include <type_traits>
+
 template <typename T> struct cpx_of;
 template <> struct cpx_of<double> { typedef double2 type; };
 template <> struct cpx_of<float> { typedef float2 type; };
@@ -618,6 +620,34 @@ fft_c2c_r8(const typename cpx_of<T>::type *in, typename cpx_of<T>::type *out, in
  * threads (per: a transform's threads), at least one. */
 static inline int fft_transforms_per_block(int per, int tpb) { return per >= tpb ? 1 : tpb / per; }
 
+/* Launch kernel with smem bytes of dynamic shared memory (opting in above
+ * the default 48 KB); the launch's error. */
+template <typename K, typename... A>
+static cudaError_t fft_launch(K kernel, dim3 grid, dim3 block, size_t smem, cudaStream_t stream,
+                              A... args)
+{
+    if (smem > 48 * 1024) {
+        const cudaError_t e =
+            cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+        if (e != cudaSuccess)
+            return e;
+    }
+    kernel<<<grid, block, smem, stream>>>(args...);
+    return cudaGetLastError();
+}
+
+/* go(std::true_type) where WARP_SYNC and warp (a transform's threads in
+ * one warp: warp barriers), else go(std::false_type); the warp kernels
+ * are compiled only for WARP_SYNC variants. */
+template <bool WARP_SYNC, typename Go> static cudaError_t fft_with_barrier(bool warp, Go go)
+{
+    if constexpr (WARP_SYNC) {
+        if (warp)
+            return go(std::true_type{});
+    }
+    return go(std::false_type{});
+}
+
 /* One radix-8 variant (n >= 16): warp barriers where WARP_SYNC and a
  * transform's threads fit one warp, blocks of about TPB threads. */
 template <typename T, int MINB, bool WARP_SYNC, bool STAGE = false, int TPB = 256>
@@ -641,32 +671,17 @@ static cudaError_t fft_c2c_launch_r8(const void *in, void *out, int n, int batch
     const int sign = inverse ? 1 : -1;
     const C *i = (const C *)in;
     C *o = (C *)out;
-    cudaError_t e = cudaSuccess;
-#define ORR_C2C_R8(L, W)                                                                          \
-    do {                                                                                          \
-        if (smem > 48 * 1024)                                                                     \
-            e = cudaFuncSetAttribute(fft_c2c_r8<T, L, MINB, W, STAGE>,                            \
-                                     cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);     \
-        if (e == cudaSuccess)                                                                     \
-            fft_c2c_r8<T, L, MINB, W, STAGE><<<grid, block, smem, stream>>>(i, o, n, batch, tw,   \
-                                                                             sign, tw_stride);    \
-    } while (0)
-#define ORR_C2C_R8_LAST(W)                                                                        \
-    switch (last) {                                                                               \
-    case 1: ORR_C2C_R8(1, W); break;                                                              \
-    case 2: ORR_C2C_R8(2, W); break;                                                              \
-    default: ORR_C2C_R8(4, W); break;                                                             \
-    }
-    if (warp) {
-        if constexpr (WARP_SYNC) {
-            ORR_C2C_R8_LAST(true)
+    return fft_with_barrier<WARP_SYNC>(warp, [&](auto warp_tag) {
+        constexpr bool W = decltype(warp_tag)::value;
+        const auto launch = [&](auto kernel) {
+            return fft_launch(kernel, grid, block, smem, stream, i, o, n, batch, tw, sign, tw_stride);
+        };
+        switch (last) {
+        case 1: return launch(fft_c2c_r8<T, 1, MINB, W, STAGE>);
+        case 2: return launch(fft_c2c_r8<T, 2, MINB, W, STAGE>);
+        default: return launch(fft_c2c_r8<T, 4, MINB, W, STAGE>);
         }
-    } else {
-        ORR_C2C_R8_LAST(false)
-    }
-#undef ORR_C2C_R8_LAST
-#undef ORR_C2C_R8
-    return e != cudaSuccess ? e : cudaGetLastError();
+    });
 }
 
 /* One radix-16 variant: n / 16 threads a transform (n >= 16), warp
@@ -692,33 +707,18 @@ static cudaError_t fft_c2c_launch_r16(const void *in, void *out, int n, int batc
     const int sign = inverse ? 1 : -1;
     const C *i = (const C *)in;
     C *o = (C *)out;
-    cudaError_t e = cudaSuccess;
-#define ORR_C2C_R16(L, W)                                                                         \
-    do {                                                                                          \
-        if (smem > 48 * 1024)                                                                     \
-            e = cudaFuncSetAttribute(fft_c2c_r16<T, L, TW, MINB, W, STAGE>,                       \
-                                     cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);     \
-        if (e == cudaSuccess)                                                                     \
-            fft_c2c_r16<T, L, TW, MINB, W, STAGE><<<grid, block, smem, stream>>>(                 \
-                i, o, n, batch, tw, sign, tw_stride);                                             \
-    } while (0)
-#define ORR_C2C_R16_LAST(W)                                                                       \
-    switch (last) {                                                                               \
-    case 1: ORR_C2C_R16(1, W); break;                                                             \
-    case 2: ORR_C2C_R16(2, W); break;                                                             \
-    case 4: ORR_C2C_R16(4, W); break;                                                             \
-    default: ORR_C2C_R16(8, W); break;                                                            \
-    }
-    if (warp) {
-        if constexpr (WARP_SYNC) {
-            ORR_C2C_R16_LAST(true)
+    return fft_with_barrier<WARP_SYNC>(warp, [&](auto warp_tag) {
+        constexpr bool W = decltype(warp_tag)::value;
+        const auto launch = [&](auto kernel) {
+            return fft_launch(kernel, grid, block, smem, stream, i, o, n, batch, tw, sign, tw_stride);
+        };
+        switch (last) {
+        case 1: return launch(fft_c2c_r16<T, 1, TW, MINB, W, STAGE>);
+        case 2: return launch(fft_c2c_r16<T, 2, TW, MINB, W, STAGE>);
+        case 4: return launch(fft_c2c_r16<T, 4, TW, MINB, W, STAGE>);
+        default: return launch(fft_c2c_r16<T, 8, TW, MINB, W, STAGE>);
         }
-    } else {
-        ORR_C2C_R16_LAST(false)
-    }
-#undef ORR_C2C_R16_LAST
-#undef ORR_C2C_R16
-    return e != cudaSuccess ? e : cudaGetLastError();
+    });
 }
 
 /* The C2C variants the bench compares (FFT_C2C_VARIANTS of them). The

@@ -297,38 +297,19 @@ static cudaError_t fft_real_launch_radix(const T *in, T *out, int n, int batch, 
     const size_t smem = (size_t)ty * fft_padded_len(h, R) * sizeof(C);
     dim3 block(per, ty), grid((batch + ty - 1) / ty);
     const C *tw = (const C *)tw_t, *qt = (const C *)qt_t;
-    cudaError_t e = cudaSuccess;
-#define ORR_REAL_RADIX(L, WARP)                                                                   \
-    do {                                                                                          \
-        if (smem > 48 * 1024)                                                                     \
-            e = cudaFuncSetAttribute(fft_real_radix<T, KIND, R, L, TW, WARP, MINB>,               \
-                                     cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);     \
-        if (e == cudaSuccess)                                                                     \
-            fft_real_radix<T, KIND, R, L, TW, WARP, MINB><<<grid, block, smem, stream>>>(         \
-                in, out, n, batch, tw, qt);                                                       \
-    } while (0)
-    bool launched = false;
-    if constexpr (WARP_SYNC) {
-        if (per <= 32) {   /* a transform's threads in one warp */
-            switch (last) {
-            case 1: ORR_REAL_RADIX(1, true); break;
-            case 2: ORR_REAL_RADIX(2, true); break;
-            case 4: ORR_REAL_RADIX(4, true); break;
-            default: ORR_REAL_RADIX((R == 16 ? 8 : 4), true); break;
-            }
-            launched = true;
-        }
-    }
-    if (!launched) {
+    constexpr int longest_last = R == 16 ? 8 : 4;
+    return fft_with_barrier<WARP_SYNC>(per <= 32, [&](auto warp_tag) {
+        constexpr bool W = decltype(warp_tag)::value;
+        const auto launch = [&](auto kernel) {
+            return fft_launch(kernel, grid, block, smem, stream, in, out, n, batch, tw, qt);
+        };
         switch (last) {
-        case 1: ORR_REAL_RADIX(1, false); break;
-        case 2: ORR_REAL_RADIX(2, false); break;
-        case 4: ORR_REAL_RADIX(4, false); break;
-        default: ORR_REAL_RADIX((R == 16 ? 8 : 4), false); break;
+        case 1: return launch(fft_real_radix<T, KIND, R, 1, TW, W, MINB>);
+        case 2: return launch(fft_real_radix<T, KIND, R, 2, TW, W, MINB>);
+        case 4: return launch(fft_real_radix<T, KIND, R, 4, TW, W, MINB>);
+        default: return launch(fft_real_radix<T, KIND, R, longest_last, TW, W, MINB>);
         }
-    }
-#undef ORR_REAL_RADIX
-    return e != cudaSuccess ? e : cudaGetLastError();
+    });
 }
 
 /* Launch one real kind: the shared path for h < FFT_REAL_MIN_REGISTER_H, else the register
