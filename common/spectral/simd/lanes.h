@@ -1,8 +1,8 @@
 /* The vectorised CPU spectral kernels: W transforms of a batch at once, one
  * per vector lane (element i of lane t at [i * W + t], re and im as separate
  * vectors), so every butterfly is a vector operation with its twiddle
- * broadcast; and, for 1D complex FFTs of the sizes il_run handles, one
- * transform at a time in interleaved complex vectors (as in memory: no
+ * broadcast; and, for 1D complex and real FFTs of the sizes il_run and
+ * il_real handle, one transform at a time in interleaved complex vectors (as in memory: no
  * transposes in and out). One source (lanes.c) compiled per ISA; plan.c
  * picks one. */
 #ifndef ORRERY_SPECTRAL_LANES_H
@@ -24,9 +24,10 @@ typedef struct {
     const void *qt;                /* DCT: e^{-j pi k / (2n)}, k < n */
     const void *shape;             /* CONV2D: S at the group's first column */
     ptrdiff_t shape_stride;        /* CONV2D: between rows of S */
-    int one_at_a_time;             /* C2C: where a size has one (il_handles), the kernel that
-                                      takes transforms one at a time (1D plans; the same
-                                      for every stride, so packing changes no bit) */
+    int one_at_a_time;             /* C2C, R2C, C2R: where a size has one (il_handles,
+                                      il_real_handles), the kernel that takes transforms
+                                      one at a time (1D plans; the same for every stride,
+                                      so packing changes no bit) */
 } spec_lanes_job;
 
 typedef void (*spec_lanes_f64_fn)(const spec_lanes_job *job, const double *in, double *out,

@@ -6,8 +6,9 @@
  * only for N <= 4 and the last pass of N = 2^5, 2^9), from 512 points
  * after one radix-16 split into cache-sized blocks (vfft_blocked); a full
  * group of contiguous 16-point c2c never leaves the registers. 1D c2c of
- * 64, 256, 512 and 1024 points takes another layout (il_run): one transform
- * at a time in interleaved complex vectors, no lane transposes. The real kinds on an
+ * 64 and 256..4096 points, and r2c/c2r of 512..8192, take another layout
+ * (il_run, il_real): one transform at a time in interleaved complex
+ * vectors, no lane transposes. The real kinds on an
  * N/2-point complex FFT (spec section 1), as the scalar kernels were; every scalar
  * replaced by a vector of L transforms (NL as a preprocessor number, RI the
  * integer type of R's size, IOTA = 0 .. NL - 1, all from lanes.c). Only the
