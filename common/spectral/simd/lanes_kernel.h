@@ -1101,7 +1101,7 @@ static inline int FN(il_real_handles)(int n)
     return n / 2 > 64 && FN(il_handles)(n / 2);
 }
 
-/* Real transforms of n = 2 h points (h as il_real_handles) one at a time: the n
+/* Real transforms of n = 2 h points (n as il_real_handles) one at a time: the n
  * reals are the interleaved complex of the h-point transform of the
  * even and odd samples, Z, run by il_fft on the n-point table at step 2.
  * r2c: X_k = E_k + W_n^k O_k with E_k = (Z_k + conj Z_{h-k}) / 2, O_k =
