@@ -699,6 +699,10 @@ static void test_threads(void)
         for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
             spec_desc d = {kinds[k], pr, 64, 0, 53, 0, 1, 0, 0, 0};
             same_bits_over_threads(d, spec_in_reals(&d) * d.batch, spec_out_reals(&d) * d.batch, 0);
+            /* 1024: the one-at-a-time kernels (tables per thread) for c2c, r2c, c2r */
+            d.n = 1024;
+            d.batch = 37;
+            same_bits_over_threads(d, spec_in_reals(&d) * d.batch, spec_out_reals(&d) * d.batch, 0);
         }
         spec_desc f = {SPEC_FFT2, pr, 32, 16, 5, 1, 1, 0, 0, 0};
         same_bits_over_threads(f, spec_in_reals(&f) * f.batch, spec_out_reals(&f) * f.batch, 0);
