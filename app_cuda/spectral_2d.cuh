@@ -561,13 +561,6 @@ static inline size_t fft2_smem_needed(int n1, int n2, size_t csize)
     return s.smem_rows > s.smem_cols ? s.smem_rows : s.smem_cols;
 }
 
-static inline cudaError_t s2d_allow_smem(const void *kernel, size_t bytes)
-{
-    if (bytes <= 48 * 1024)
-        return cudaSuccess;
-    return cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
-}
-
 /* Batched n1 x n2 complex 2D FFT of C = float2/double2, packed images,
  * sides powers of two up to FFT2D_TW_N; in == out allowed. Inverse: with
  * 1/(n1 n2). tw: FFT2D_TW_N roots of the precision. Images that fit a
@@ -589,7 +582,7 @@ static cudaError_t fft2_launch(const C *in, C *out, int n1, int n2, int batch, i
         return e;
     const fft2_shape s = fft2_shape_of(n1, n2, sizeof(C), (size_t)limit);
     if (s.small && path != 2) {
-        e = s2d_allow_smem((const void *)fft2_small_kernel<C>, s.smem_small);
+        e = fft_allow_smem((const void *)fft2_small_kernel<C>, s.smem_small);
         if (e != cudaSuccess)
             return e;
         const int blocks = (batch + s.images - 1) / s.images;
@@ -597,9 +590,9 @@ static cudaError_t fft2_launch(const C *in, C *out, int n1, int n2, int batch, i
             in, out, log2n1, log2n2, batch, s.images, tw, sign, scale);
         return cudaGetLastError();
     }
-    e = s2d_allow_smem((const void *)fft2_rows_kernel<C>, s.smem_rows);
+    e = fft_allow_smem((const void *)fft2_rows_kernel<C>, s.smem_rows);
     if (e == cudaSuccess)
-        e = s2d_allow_smem((const void *)fft2_cols_kernel<C>, s.smem_cols);
+        e = fft_allow_smem((const void *)fft2_cols_kernel<C>, s.smem_cols);
     if (e != cudaSuccess)
         return e;
     const long rows = (long)batch * n1;
@@ -793,7 +786,7 @@ static cudaError_t conv2d_launch_v(const typename s2d_cpx<T>::type *slices, cons
 {
     const conv2d_shape s = conv2d_shape_of(nf, m, sizeof(typename s2d_cpx<T>::type),
                                            (size_t)smem_limit, MAX_THREADS, dense);
-    cudaError_t e = s2d_allow_smem((const void *)conv2d_kernel<T, LRMAX, MAX_THREADS>, s.smem);
+    cudaError_t e = fft_allow_smem((const void *)conv2d_kernel<T, LRMAX, MAX_THREADS>, s.smem);
     if (e != cudaSuccess)
         return e;
     const int blocks = (batch + s.slices - 1) / s.slices;
@@ -1150,7 +1143,7 @@ template <typename T, int M, bool DIRECT>
 static cudaError_t tridiag_launch_m(const T *dl, const T *d, const T *du, const T *rhs, T *x,
                                     int n, long batch, const tridiag_shape &s, cudaStream_t stream)
 {
-    cudaError_t e = s2d_allow_smem((const void *)tridiag_kernel<T, M, DIRECT>, s.smem);
+    cudaError_t e = fft_allow_smem((const void *)tridiag_kernel<T, M, DIRECT>, s.smem);
     if (e != cudaSuccess)
         return e;
     const long threads = batch << s.tps_log2;

@@ -492,6 +492,15 @@ fft_c2c_r16(const typename cpx_of<T>::type *in, typename cpx_of<T>::type *out, i
     }
 }
 
+/* Let kernel take bytes of dynamic shared memory: the opt-in every launch
+ * above the default 48 KB needs. */
+static inline cudaError_t fft_allow_smem(const void *kernel, size_t bytes)
+{
+    if (bytes <= 48 * 1024)
+        return cudaSuccess;
+    return cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
+}
+
 /* Launch: threads per transform n/4 (at most 1024, at least 1), and enough
  * transforms per block for 256 threads. Returns the launch's cudaError_t. */
 template <typename T>
@@ -504,12 +513,9 @@ static cudaError_t fft_c2c_launch_r4(const void *in, void *out, int n, int batch
         per = 1024;
     int ty = 256 / per < 1 ? 1 : 256 / per;
     const size_t smem = (size_t)ty * n * sizeof(C);
-    if (smem > 48 * 1024) {
-        const cudaError_t e =
-            cudaFuncSetAttribute(fft_c2c_shared<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
-        if (e != cudaSuccess)
-            return e;
-    }
+    const cudaError_t e = fft_allow_smem((const void *)fft_c2c_shared<T>, smem);
+    if (e != cudaSuccess)
+        return e;
     dim3 block(per, ty), grid((batch + ty - 1) / ty);
     fft_c2c_shared<T><<<grid, block, smem, stream>>>((const C *)in, (C *)out, n, batch, tw,
                                                      inverse ? 1 : -1);
@@ -620,18 +626,15 @@ fft_c2c_r8(const typename cpx_of<T>::type *in, typename cpx_of<T>::type *out, in
  * threads (per: a transform's threads), at least one. */
 static inline int fft_transforms_per_block(int per, int tpb) { return per >= tpb ? 1 : tpb / per; }
 
-/* Launch kernel with smem bytes of dynamic shared memory (opting in above
- * the default 48 KB); the launch's error. */
+/* Launch kernel with smem bytes of dynamic shared memory (fft_allow_smem
+ * first); the launch's error. */
 template <typename K, typename... A>
 static cudaError_t fft_launch(K kernel, dim3 grid, dim3 block, size_t smem, cudaStream_t stream,
                               A... args)
 {
-    if (smem > 48 * 1024) {
-        const cudaError_t e =
-            cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
-        if (e != cudaSuccess)
-            return e;
-    }
+    const cudaError_t e = fft_allow_smem((const void *)kernel, smem);
+    if (e != cudaSuccess)
+        return e;
     kernel<<<grid, block, smem, stream>>>(args...);
     return cudaGetLastError();
 }
