@@ -10,7 +10,8 @@
  * the relative L2 error of the first and last transform against the
  * long-double reference (spec_ref_*) in eps log2 N. Outputs are poisoned
  * (NaN) before each kernel. Prints a markdown table.
- * Usage: bench/cuda_fft_bench [DEVICE] */
+ * Usage: bench/cuda_fft_bench [DEVICE]; ORR_BENCH_N, ORR_BENCH_KINDS,
+ * ORR_BENCH_PREC, ORR_BENCH_VARIANTS (comma-separated lists) pick rows. */
 #include <cufft.h>
 #include <math.h>
 #include <stdio.h>
@@ -191,6 +192,33 @@ static void bench_one(int kind, int variant, int n, const tables<T> &tb, T *h_in
     fflush(stdout);
 }
 
+/* Whether the environment variable var (a comma-separated list; unset:
+ * everything) names the number value or the word name: the bench's
+ * filters, to time or profile a few rows (ORR_BENCH_N=1024
+ * ORR_BENCH_KINDS=r2c,dct2 ORR_BENCH_PREC=f32 ORR_BENCH_VARIANTS=4,6). */
+static bool selected(const char *var, long value, const char *name)
+{
+    const char *list = getenv(var);
+    if (!list || !*list)
+        return true;
+    char word[32];
+    if (name)
+        snprintf(word, sizeof word, "%s", name);
+    else
+        snprintf(word, sizeof word, "%ld", value);
+    const size_t len = strlen(word);
+    for (const char *p = list; *p;) {
+        const char *end = strchr(p, ',');
+        const size_t wl = end ? (size_t)(end - p) : strlen(p);
+        if (wl == len && strncmp(p, word, len) == 0)
+            return true;
+        if (!end)
+            break;
+        p = end + 1;
+    }
+    return false;
+}
+
 template <typename T> static void bench_precision(void *d_in, void *d_out)
 {
     /* host buffers for the largest batch: R2C's output, (N + 2) / N of the input */
@@ -201,12 +229,14 @@ template <typename T> static void bench_precision(void *d_in, void *d_out)
         exit(1);
     }
     for (int n = 16; n <= 4096; n *= 4) {
+        if (!selected("ORR_BENCH_N", n, NULL))
+            continue;
         const tables<T> tb(n);
-        for (int v = 0; v < kind_variants(K_C2C, n); v++)
-            bench_one<T>(K_C2C, v, n, tb, h_in, h_out, d_in, d_out);
-        for (int kind = RK_R2C; kind <= RK_DHT; kind++)
-            for (int v = 0; v < kind_variants(kind, n); v++)
-                bench_one<T>(kind, v, n, tb, h_in, h_out, d_in, d_out);
+        for (int kind = K_C2C; kind <= RK_DHT; kind++)
+            if (selected("ORR_BENCH_KINDS", -1, kind_names[kind]))
+                for (int v = 0; v < kind_variants(kind, n); v++)
+                    if (selected("ORR_BENCH_VARIANTS", v, NULL))
+                        bench_one<T>(kind, v, n, tb, h_in, h_out, d_in, d_out);
     }
     free(h_in);
     free(h_out);
@@ -239,8 +269,10 @@ int main(int argc, char **argv)
     printf("| kind | prec | N | batch | ours | us | GB/s | of copy | GFLOP/s | cuFFT | GB/s | of copy | "
            "x cuFFT | err |\n");
     printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
-    bench_precision<double>(d_in, d_out);
-    bench_precision<float>(d_in, d_out);
+    if (selected("ORR_BENCH_PREC", -1, "f64"))
+        bench_precision<double>(d_in, d_out);
+    if (selected("ORR_BENCH_PREC", -1, "f32"))
+        bench_precision<float>(d_in, d_out);
     printf("\n(GB/s: input read once + output written once; x cuFFT: cuFFT time / ours, against "
            "cuFFT's R2C for dct2/dct3/dht; err: worst relative L2 error of the first and last "
            "transform against the long-double reference, in eps log2 N, limit 10)\n");
