@@ -213,6 +213,35 @@ template <typename C, typename T> __device__ __forceinline__ void dft8_natural(C
 #define FFT_MIN_BLOCKS 2   /* H200, f64: 1 -> 0.58-0.74x cuFFT, 2 -> 0.63-0.80x, 3 -> 0.48-0.60x */
 #endif
 
+/* twiddle16's TW = 3: TW = 2's products row by row, w^(hi + lo) = w^hi
+ * w^lo, few twiddles live at once: in the kernels of one size (NN) all
+ * fifteen at once spilled at 64 registers, row by row none (in the others
+ * the reverse). */
+template <typename C, typename T>
+__device__ __forceinline__ void twiddle16_rows(C *v, const C *tw, int base, int sign)
+{
+    C w1 = tw[base], wh = tw[4 * base];
+    if (sign > 0) {
+        w1.y = -w1.y;
+        wh.y = -wh.y;
+    }
+    const C w4 = wh, w2 = cmul<C, T>(w1, w1.x, w1.y), w3 = cmul<C, T>(w2, w1.x, w1.y);
+    v[1] = cmul<C, T>(v[1], w1.x, w1.y);
+    v[2] = cmul<C, T>(v[2], w2.x, w2.y);
+    v[3] = cmul<C, T>(v[3], w3.x, w3.y);
+#pragma unroll
+    for (int hi = 4; hi < 16; hi += 4) {
+        if (hi > 4)
+            wh = cmul<C, T>(wh, w4.x, w4.y);
+        const C a = cmul<C, T>(wh, w1.x, w1.y), b = cmul<C, T>(wh, w2.x, w2.y),
+                c = cmul<C, T>(wh, w3.x, w3.y);
+        v[hi] = cmul<C, T>(v[hi], wh.x, wh.y);
+        v[hi + 1] = cmul<C, T>(v[hi + 1], a.x, a.y);
+        v[hi + 2] = cmul<C, T>(v[hi + 2], b.x, b.y);
+        v[hi + 3] = cmul<C, T>(v[hi + 3], c.x, c.y);
+    }
+}
+
 template <typename C, typename T, int TW>
 __device__ __forceinline__ void twiddle16_products(C *v, const C *tw, int base, int sign);
 
@@ -221,7 +250,7 @@ __device__ __forceinline__ void twiddle16_products(C *v, const C *tw, int base, 
  * got: 0 fifteen table loads (the baseline); 1 six loads (w, w^2, w^3,
  * w^4, w^8, w^12) and one product each for the rest; 2 two loads (w, w^4),
  * the rest by at most three products (a few ulp more error, far fewer
- * loads). */
+ * loads); 3 the same products as 2 in another order. */
 template <typename C, typename T, int TW>
 __device__ __forceinline__ void twiddle16(C *v, const C *tw, int base, int sign)
 {
@@ -231,6 +260,8 @@ __device__ __forceinline__ void twiddle16(C *v, const C *tw, int base, int sign)
             const C w = tw[base * r];
             v[r] = cmul<C, T>(v[r], w.x, sign < 0 ? w.y : -w.y);
         }
+    } else if (TW == 3) {
+        twiddle16_rows<C, T>(v, tw, base, sign);
     } else {
         twiddle16_products<C, T, TW>(v, tw, base, sign);
     }
@@ -302,6 +333,12 @@ template <bool WARP> __device__ __forceinline__ void pass_barrier()
  * to consecutive elements, threads R apart; unpadded, a warp's stores of
  * one output then all hit the same bank (a 16- or 32-way conflict in the
  * passes with stride s < R). */
+/* log2 of a power of two, for template arguments */
+__host__ __device__ constexpr int ilog2_const(int x)
+{
+    return x <= 1 ? 0 : 1 + ilog2_const(x / 2);
+}
+
 template <int R> __device__ __forceinline__ int fft_slot(int i) { return i + i / R; }
 static inline size_t fft_padded_len(int n, int radix) { return (size_t)n + n / radix; }
 
@@ -390,13 +427,17 @@ __device__ __forceinline__ void fft_stage_last(const C *v, C *sh, const C *block
  * variants (twiddle16, blocks an SM for __launch_bounds__, pass_barrier);
  * the defaults are the baseline kernel. */
 template <typename T, int LAST_R, int TW = 0, int MINB = FFT_MIN_BLOCKS, bool WARP = false,
-          bool STAGE = false>
+          bool STAGE = false, int NN = 0, int SIGN = 0>
 __global__ void __launch_bounds__(256, MINB)
-fft_c2c_r16(const typename cpx_of<T>::type *in, typename cpx_of<T>::type *out, int n, int batch,
-            const typename cpx_of<T>::type *tw, int sign, int tw_stride)
+fft_c2c_r16(const typename cpx_of<T>::type *in, typename cpx_of<T>::type *out, int n_arg, int batch,
+            const typename cpx_of<T>::type *tw, int sign_arg, int tw_stride)
 {
+    /* SIGN (with NN): the direction known when compiling, 0: sign_arg's */
+    const int sign = SIGN ? SIGN : sign_arg;
     typedef typename cpx_of<T>::type C;
     extern __shared__ unsigned char smem_raw[];
+    /* NN (a variant): the size known when compiling (see fft_real_radix) */
+    const int n = NN ? NN : n_arg;
     C *const block_sh = reinterpret_cast<C *>(smem_raw);
     C *sh = block_sh + (size_t)threadIdx.y * (n + n / 16);
     const int t = blockIdx.x * blockDim.y + threadIdx.y;
@@ -405,23 +446,27 @@ fft_c2c_r16(const typename cpx_of<T>::type *in, typename cpx_of<T>::type *out, i
     const C *src = in + (size_t)(live ? t : 0) * n;
     C *dst = out + (size_t)(live ? t : 0) * n;
     const T scale = sign > 0 ? (T)1 / (T)n : (T)1;
-    const int log2n = __ffs(n) - 1;
+    const int log2n = NN ? ilog2_const(NN) : __ffs(n) - 1;
     C v[16];
-    int s = 1, len = n;
     if (STAGE) {
         fft_stage_load<16>(in, block_sh, n, log2n, batch);
         __syncthreads();
     }
-    /* radix-16 passes */
-    for (bool first = !STAGE; len >= 16 && (len > 16 || LAST_R == 1); first = false) {
+    /* radix-16 pass k: stride s = 16^k over len = n / s; true once the
+     * transform is written */
+    const auto pass_body = [&](int pass) -> bool {
+        const int s = 1 << (4 * pass), len = n >> (4 * pass);
+        const bool first = !STAGE && pass == 0;
         const int m = len / 16, tstep = n / len * tw_stride;
-        const int p = tid / s, q = tid % s;
+        const int p = tid >> (4 * pass), q = tid & (s - 1);
 #pragma unroll
         for (int r = 0; r < 16; r++)
             v[r] = first ? (live ? src[q + s * (p + r * m)] : C()) : sh[fft_slot<16>(q + s * (p + r * m))];
         dft16<C, T>(v, sign);
         const bool last = len == 16;
-        twiddle16<C, T, TW>(v, tw, p * tstep, sign);
+        if (!(NN && last))   /* the last pass's twiddles are all 1 (p = 0); skipping
+                                the multiplications spilled where n is a variable */
+            twiddle16<C, T, TW>(v, tw, p * tstep, sign);
         if (!first)
             pass_barrier<WARP>();
         if (last && STAGE) {
@@ -430,27 +475,40 @@ fft_c2c_r16(const typename cpx_of<T>::type *in, typename cpx_of<T>::type *out, i
                 sh[fft_slot<16>(q + s * (16 * p + r))] = v[r];
             __syncthreads();
             fft_stage_store<16>(block_sh, out, n, log2n, batch, scale);
-            return;
+            return true;
         }
         if (last) {
             if (live) {
 #pragma unroll
                 for (int r = 0; r < 16; r++) {
                     C x = v[r];
-                    x.x *= scale;
-                    x.y *= scale;
+                    if (!NN || sign > 0) {   /* the forward's scale is 1 (a branch spilled where n is a variable) */
+                        x.x *= scale;
+                        x.y *= scale;
+                    }
                     dst[q + s * (16 * p + r)] = x;
                 }
             }
-            return;
+            return true;
         }
 #pragma unroll
         for (int r = 0; r < 16; r++)
             sh[fft_slot<16>(q + s * (16 * p + r))] = v[r];
         pass_barrier<WARP>();
-        len = m;
-        s *= 16;
+        return false;
+    };
+    const int passes = log2n / 4;
+    if constexpr (NN != 0) {
+#pragma unroll
+        for (int pass = 0; pass < ilog2_const(NN) / 4; pass++)
+            if (pass_body(pass))
+                return;
+    } else {
+        for (int pass = 0; pass < passes; pass++)
+            if (pass_body(pass))
+                return;
     }
+    const int s = 1 << (4 * passes);
     /* the last pass: len = LAST_R (2, 4 or 8), 16 / LAST_R butterflies a thread,
      * no twiddles (p = 0) */
 #pragma unroll
@@ -484,8 +542,10 @@ fft_c2c_r16(const typename cpx_of<T>::type *in, typename cpx_of<T>::type *out, i
 #pragma unroll
             for (int r = 0; r < LAST_R; r++) {
                 C x = v[g * LAST_R + r];
-                x.x *= scale;
-                x.y *= scale;
+                if (!NN || sign > 0) {
+                    x.x *= scale;
+                    x.y *= scale;
+                }
                 dst[q + s * r] = x;
             }
         }
@@ -528,13 +588,15 @@ static cudaError_t fft_c2c_launch_r4(const void *in, void *out, int n, int batch
  * outputs q + s (8 p + r) times w_len^(p r); a last 2- or 4-point pass
  * when log2 N is not a multiple of 3. n / 8 threads a transform, blocks of
  * max(256, n / 8) threads. ---- */
-template <typename T, int LAST_R, int MINB, bool WARP, bool STAGE = false>
+template <typename T, int LAST_R, int MINB, bool WARP, bool STAGE = false, int NN = 0, int SIGN = 0>
 __global__ void __launch_bounds__(512, MINB)
-fft_c2c_r8(const typename cpx_of<T>::type *in, typename cpx_of<T>::type *out, int n, int batch,
-           const typename cpx_of<T>::type *tw, int sign, int tw_stride)
+fft_c2c_r8(const typename cpx_of<T>::type *in, typename cpx_of<T>::type *out, int n_arg, int batch,
+           const typename cpx_of<T>::type *tw, int sign_arg, int tw_stride)
 {
+    const int sign = SIGN ? SIGN : sign_arg;   /* SIGN: as fft_c2c_r16 */
     typedef typename cpx_of<T>::type C;
     extern __shared__ unsigned char smem_raw[];
+    const int n = NN ? NN : n_arg;   /* NN: as fft_c2c_r16 */
     C *const block_sh = reinterpret_cast<C *>(smem_raw);
     C *sh = block_sh + (size_t)threadIdx.y * (n + n / 8);
     const int t = blockIdx.x * blockDim.y + threadIdx.y;
@@ -543,21 +605,23 @@ fft_c2c_r8(const typename cpx_of<T>::type *in, typename cpx_of<T>::type *out, in
     const C *src = in + (size_t)(live ? t : 0) * n;
     C *dst = out + (size_t)(live ? t : 0) * n;
     const T scale = sign > 0 ? (T)1 / (T)n : (T)1;
-    const int log2n = __ffs(n) - 1;
+    const int log2n = NN ? ilog2_const(NN) : __ffs(n) - 1;
     C v[8];
-    int s = 1, len = n;
     if (STAGE) {
         fft_stage_load<8>(in, block_sh, n, log2n, batch);
         __syncthreads();
     }
-    for (bool first = !STAGE; len >= 8 && (len > 8 || LAST_R == 1); first = false) {
+    const auto pass_body = [&](int pass) -> bool {   /* as fft_c2c_r16's */
+        const int s = 1 << (3 * pass), len = n >> (3 * pass);
+        const bool first = !STAGE && pass == 0;
         const int m = len / 8, tstep = n / len * tw_stride;
-        const int p = tid / s, q = tid % s;
+        const int p = tid >> (3 * pass), q = tid & (s - 1);
 #pragma unroll
         for (int r = 0; r < 8; r++)
             v[r] = first ? (live ? src[q + s * (p + r * m)] : C()) : sh[fft_slot<8>(q + s * (p + r * m))];
         dft8_natural<C, T>(v, sign);
-        twiddle8<C, T>(v, tw, p * tstep, sign);
+        if (!(NN && len == 8))   /* as fft_c2c_r16 */
+            twiddle8<C, T>(v, tw, p * tstep, sign);
         if (!first)
             pass_barrier<WARP>();
         if (len == 8 && STAGE) {
@@ -566,27 +630,40 @@ fft_c2c_r8(const typename cpx_of<T>::type *in, typename cpx_of<T>::type *out, in
                 sh[fft_slot<8>(q + s * r)] = v[r];
             __syncthreads();
             fft_stage_store<8>(block_sh, out, n, log2n, batch, scale);
-            return;
+            return true;
         }
         if (len == 8) {   /* the last pass (LAST_R == 1): p = 0, s = n / 8 */
             if (live) {
 #pragma unroll
                 for (int r = 0; r < 8; r++) {
                     C x = v[r];
-                    x.x *= scale;
-                    x.y *= scale;
+                    if (!NN || sign > 0) {   /* the forward's scale is 1 (a branch spilled where n is a variable) */
+                        x.x *= scale;
+                        x.y *= scale;
+                    }
                     dst[q + s * r] = x;
                 }
             }
-            return;
+            return true;
         }
 #pragma unroll
         for (int r = 0; r < 8; r++)
             sh[fft_slot<8>(q + s * (8 * p + r))] = v[r];
         pass_barrier<WARP>();
-        len = m;
-        s *= 8;
+        return false;
+    };
+    const int passes = log2n / 3;
+    if constexpr (NN != 0) {
+#pragma unroll
+        for (int pass = 0; pass < ilog2_const(NN) / 3; pass++)
+            if (pass_body(pass))
+                return;
+    } else {
+        for (int pass = 0; pass < passes; pass++)
+            if (pass_body(pass))
+                return;
     }
+    const int s = 1 << (3 * passes);
     /* the last pass: len = LAST_R (2 or 4), 8 / LAST_R butterflies a thread */
 #pragma unroll
     for (int g = 0; g < 8 / LAST_R; g++) {
@@ -614,8 +691,10 @@ fft_c2c_r8(const typename cpx_of<T>::type *in, typename cpx_of<T>::type *out, in
 #pragma unroll
             for (int r = 0; r < LAST_R; r++) {
                 C x = v[g * LAST_R + r];
-                x.x *= scale;
-                x.y *= scale;
+                if (!NN || sign > 0) {
+                    x.x *= scale;
+                    x.y *= scale;
+                }
                 dst[q + s * r] = x;
             }
         }
@@ -651,16 +730,35 @@ template <bool WARP_SYNC, typename Go> static cudaError_t fft_with_barrier(bool 
     return go(std::false_type{});
 }
 
+/* go(std::integral_constant<int, n>) for a power of two n from 16 to
+ * 4096: the size as a template argument (the FIXED variants compile one
+ * kernel per size); an error for any other n. */
+template <typename Go> static cudaError_t fft_with_size(int n, Go go)
+{
+    switch (n) {
+    case 16: return go(std::integral_constant<int, 16>{});
+    case 32: return go(std::integral_constant<int, 32>{});
+    case 64: return go(std::integral_constant<int, 64>{});
+    case 128: return go(std::integral_constant<int, 128>{});
+    case 256: return go(std::integral_constant<int, 256>{});
+    case 512: return go(std::integral_constant<int, 512>{});
+    case 1024: return go(std::integral_constant<int, 1024>{});
+    case 2048: return go(std::integral_constant<int, 2048>{});
+    case 4096: return go(std::integral_constant<int, 4096>{});
+    default: return cudaErrorInvalidValue;
+    }
+}
+
 /* One radix-8 variant (n >= 16): warp barriers where WARP_SYNC and a
  * transform's threads fit one warp, blocks of about TPB threads. */
-template <typename T, int MINB, bool WARP_SYNC, bool STAGE = false, int TPB = 256>
+template <typename T, int MINB, bool WARP_SYNC, bool STAGE = false, int TPB = 256, bool FIXED = false>
 static cudaError_t fft_c2c_launch_r8(const void *in, void *out, int n, int batch, const void *tw_t,
                                      int inverse, cudaStream_t stream, int tw_stride = 1)
 {
     typedef typename cpx_of<T>::type C;
     if (STAGE && !fft_stage_aligned(in, out))
-        return fft_c2c_launch_r8<T, MINB, WARP_SYNC, false, TPB>(in, out, n, batch, tw_t, inverse,
-                                                                 stream, tw_stride);
+        return fft_c2c_launch_r8<T, MINB, WARP_SYNC, false, TPB, FIXED>(in, out, n, batch, tw_t,
+                                                                        inverse, stream, tw_stride);
     const C *tw = (const C *)tw_t;
     int log2n = 0;
     while ((1 << log2n) < n)
@@ -674,6 +772,16 @@ static cudaError_t fft_c2c_launch_r8(const void *in, void *out, int n, int batch
     const int sign = inverse ? 1 : -1;
     const C *i = (const C *)in;
     C *o = (C *)out;
+    if constexpr (FIXED)
+        return fft_with_size(n, [&](auto n_tag) {
+            constexpr int NN = decltype(n_tag)::value;
+            constexpr bool W = WARP_SYNC && NN / 8 <= 32;
+            constexpr int LR = 1 << (ilog2_const(NN) % 3);
+            return inverse ? fft_launch(fft_c2c_r8<T, LR, MINB, W, STAGE, NN, 1>, grid, block, smem,
+                                        stream, i, o, n, batch, tw, sign, tw_stride)
+                           : fft_launch(fft_c2c_r8<T, LR, MINB, W, STAGE, NN, -1>, grid, block, smem,
+                                        stream, i, o, n, batch, tw, sign, tw_stride);
+        });
     return fft_with_barrier<WARP_SYNC>(warp, [&](auto warp_tag) {
         constexpr bool W = decltype(warp_tag)::value;
         const auto launch = [&](auto kernel) {
@@ -689,14 +797,15 @@ static cudaError_t fft_c2c_launch_r8(const void *in, void *out, int n, int batch
 
 /* One radix-16 variant: n / 16 threads a transform (n >= 16), warp
  * barriers and blocks as fft_c2c_launch_r8. */
-template <typename T, int TW, int MINB, bool WARP_SYNC, bool STAGE = false, int TPB = 256>
+template <typename T, int TW, int MINB, bool WARP_SYNC, bool STAGE = false, int TPB = 256,
+          bool FIXED = false>
 static cudaError_t fft_c2c_launch_r16(const void *in, void *out, int n, int batch, const void *tw_t,
                                       int inverse, cudaStream_t stream, int tw_stride = 1)
 {
     typedef typename cpx_of<T>::type C;
     if (STAGE && !fft_stage_aligned(in, out))
-        return fft_c2c_launch_r16<T, TW, MINB, WARP_SYNC, false, TPB>(in, out, n, batch, tw_t,
-                                                                      inverse, stream, tw_stride);
+        return fft_c2c_launch_r16<T, TW, MINB, WARP_SYNC, false, TPB, FIXED>(
+            in, out, n, batch, tw_t, inverse, stream, tw_stride);
     const C *tw = (const C *)tw_t;
     int log2n = 0;
     while ((1 << log2n) < n)
@@ -710,6 +819,16 @@ static cudaError_t fft_c2c_launch_r16(const void *in, void *out, int n, int batc
     const int sign = inverse ? 1 : -1;
     const C *i = (const C *)in;
     C *o = (C *)out;
+    if constexpr (FIXED)
+        return fft_with_size(n, [&](auto n_tag) {
+            constexpr int NN = decltype(n_tag)::value;
+            constexpr bool W = WARP_SYNC && NN / 16 <= 32;
+            constexpr int LR = 1 << (ilog2_const(NN) % 4);
+            return inverse ? fft_launch(fft_c2c_r16<T, LR, TW, MINB, W, STAGE, NN, 1>, grid, block,
+                                        smem, stream, i, o, n, batch, tw, sign, tw_stride)
+                           : fft_launch(fft_c2c_r16<T, LR, TW, MINB, W, STAGE, NN, -1>, grid, block,
+                                        smem, stream, i, o, n, batch, tw, sign, tw_stride);
+        });
     return fft_with_barrier<WARP_SYNC>(warp, [&](auto warp_tag) {
         constexpr bool W = decltype(warp_tag)::value;
         const auto launch = [&](auto kernel) {
@@ -725,41 +844,39 @@ static cudaError_t fft_c2c_launch_r16(const void *in, void *out, int n, int batc
 }
 
 /* The C2C variants the bench compares (FFT_C2C_VARIANTS of them). The
- * defaults, per precision and length, are the ones that ran fastest side
- * by side on an H200 (bench/RESULTS.md, 2026-11-23): at N = 16 in either
- * precision radix 8 in 64 registers with staged global access (8: 0.95x
- * cuFFT in f64 against 0.85x unstaged, 0.92x against 0.65x in f32, where a
- * 16-point transform's threads otherwise read half sectors); double: radix
- * 8 in 128 registers (6) below N = 128, radix 8 in 64 registers in
- * 64-thread blocks (13) below N = 2048, radix 16 with two twiddle loads,
- * 2 blocks an SM, one transform a block (12) above; single: 13 below N =
- * 128, radix 16 with two twiddle loads at 3 blocks an SM (4) below N =
- * 1024, at 4 blocks an SM (64 registers, no spills) one transform a block
- * (12) from there. Nsight Compute showed the 3-block build register-bound
- * at 78 registers and 33% occupancy where cuFFT runs 56 registers at 49%
- * in 64-thread blocks of one transform; 4 blocks an SM (11) took f32 N =
+ * defaults, per precision and length, ran fastest side by side on an H200
+ * (bench/RESULTS.md, 2026-11-23, sixth session), all with the size
+ * compiled in (NN: one kernel per N, every pass unrolled, shared-memory
+ * and global offsets constants off one base, the direction a constant,
+ * no twiddles or scaling where they are 1; Nsight Compute, f32 N = 1024:
+ * 13.3 M instructions -> 10.3 M, cuFFT 7.4 M): at N = 16 radix 8 with
+ * staged global access (16, as 8: a 16-point transform's two threads
+ * otherwise read half sectors); radix 8 in 64-thread blocks (15, as 13)
+ * below N = 128 in single precision and below N = 2048 in double; radix
+ * 16 with two twiddle loads, one transform a block at 4 blocks an SM in
+ * single and 2 in double (14, as 12) above. The history of the others:
+ * Nsight Compute showed the 3-block radix-16 build (4) register-bound at
+ * 78 registers and 33% occupancy where cuFFT runs 56 registers at 49% in
+ * 64-thread blocks of one transform; 4 blocks an SM (11) took f32 N =
  * 1024 from 0.79x to 0.82-0.86x cuFFT, one transform a block (12: a block
- * barrier waits for one transform's warps only) to 0.88-0.93x, and f64 N =
- * 1024 from 0.95x (5) to 0.99-1.01x (13); 12 at 5 blocks an SM (51
- * registers) spilled and ran at 0.69-0.79x. For f64 variant 11 is variant 3
- * again.
- * Variants 7-10 are 6, 5, 4 and 3 with staged global memory access
- * (STAGE); from N = 64 up the extra trip through shared memory costs more
- * than the wider loads gain (0.7-0.9x of the unstaged). Only a file
- * that defines FFT_ALL_VARIANTS (the bench, the device check) compiles
- * them all; elsewhere the launcher compiles and runs the defaults whatever
- * variant is asked, which keeps the app's build time and size down. */
-#define FFT_C2C_VARIANTS 14
+ * barrier waits for one transform's warps only) to 0.88-0.93x; 12 at 5
+ * blocks an SM (51 registers) spilled and ran at 0.69-0.79x. For f64
+ * variant 11 is variant 3 again. Variants 7-10 are 6, 5, 4 and 3 with
+ * staged global memory access (STAGE); from N = 64 up the extra trip
+ * through shared memory costs more than the wider loads gain (0.7-0.9x of
+ * the unstaged). Only a file that defines FFT_ALL_VARIANTS (the bench, the
+ * device check) compiles them all; elsewhere the launcher compiles and
+ * runs the defaults whatever variant is asked, which keeps the app's build
+ * time and size down. */
+#define FFT_C2C_VARIANTS 17
 #define FFT_C2C_STAGED_N 32   /* below: the staged default */
 #define FFT_C2C_SHORT_N 128   /* below: the short default */
 #define FFT_C2C_LONG_N 2048   /* from here: the long default */
-#define FFT_C2C_F32_LONG_N 1024   /* from here in f32: 4 blocks an SM */
 template <typename T> constexpr int fft_c2c_default_variant(int n)
 {
     if (n < FFT_C2C_STAGED_N)
-        return 8;
-    return sizeof(T) == sizeof(double) ? (n < FFT_C2C_SHORT_N ? 6 : n < FFT_C2C_LONG_N ? 13 : 12)
-                                       : (n < FFT_C2C_SHORT_N ? 13 : n < FFT_C2C_F32_LONG_N ? 4 : 12);
+        return 16;
+    return n < (sizeof(T) == sizeof(double) ? FFT_C2C_LONG_N : FFT_C2C_SHORT_N) ? 15 : 14;
 }
 static inline const char *fft_c2c_variant_name(int variant)
 {
@@ -778,6 +895,9 @@ static inline const char *fft_c2c_variant_name(int variant)
     case 11: return "r16 2 tw, warp, f32 4 / f64 2 blk";
     case 12: return "as 11, one transform a block";
     case 13: return "as 5, 64-thread blocks";
+    case 14: return "as 12, size compiled in";
+    case 15: return "as 13, size compiled in";
+    case 16: return "as 8, size compiled in";
     default: return "?";
     }
 }
@@ -808,6 +928,9 @@ static cudaError_t fft_c2c_launch_variant(const void *in, void *out, int n, int 
     ORR_VARIANT(11, fft_c2c_launch_r16, 2, minb4, true)
     ORR_VARIANT(12, fft_c2c_launch_r16, 2, minb4, true, false, 64)
     ORR_VARIANT(13, fft_c2c_launch_r8, 2, true, false, 64)
+    ORR_VARIANT(14, fft_c2c_launch_r16, 3, minb4, true, false, 64, true)
+    ORR_VARIANT(15, fft_c2c_launch_r8, 2, true, false, 64, true)
+    ORR_VARIANT(16, fft_c2c_launch_r8, 2, true, true, 256, true)
     ORR_VARIANT(0, fft_c2c_launch_r16, 0, base, false)
 #undef ORR_VARIANT
     static_assert(V >= 0 && V < FFT_C2C_VARIANTS, "C2C variants are 0 .. FFT_C2C_VARIANTS - 1");
@@ -846,20 +969,18 @@ static cudaError_t fft_c2c_launch(const void *in, void *out, int n, int batch, c
     case 11: return fft_c2c_launch_variant<T, 11>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
     case 12: return fft_c2c_launch_variant<T, 12>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
     case 13: return fft_c2c_launch_variant<T, 13>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
+    case 14: return fft_c2c_launch_variant<T, 14>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
+    case 15: return fft_c2c_launch_variant<T, 15>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
+    case 16: return fft_c2c_launch_variant<T, 16>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
     default: return cudaErrorInvalidValue;
     }
 #else
     (void)variant;
-    /* the precision's defaults only (keep in step with fft_c2c_default_variant) */
+    /* the defaults only (fft_c2c_default_variant's) */
     switch (fft_c2c_default_variant<T>(n)) {
-    case 8: return fft_c2c_launch_variant<T, 8>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
-    case 13: return fft_c2c_launch_variant<T, 13>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
-    case 12: return fft_c2c_launch_variant<T, 12>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
-    default:
-        if constexpr (sizeof(T) == sizeof(double))
-            return fft_c2c_launch_variant<T, 6>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
-        else
-            return fft_c2c_launch_variant<T, 4>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
+    case 16: return fft_c2c_launch_variant<T, 16>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
+    case 15: return fft_c2c_launch_variant<T, 15>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
+    default: return fft_c2c_launch_variant<T, 14>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
     }
 #endif
 }

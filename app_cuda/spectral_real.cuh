@@ -78,23 +78,30 @@ template <int PAD> __host__ __device__ __forceinline__ int real_slot(int i)
     return PAD ? i + i / PAD : i;
 }
 
-template <typename T, typename C, typename W, int PAD = 0>
-__host__ __device__ __forceinline__ C real_spectrum(const C *z, int k, int h, const W *tw)
+/* Y_k from a = Z_{k mod h}, b = Z_{(h-k) mod h} and w = W^k (for k = h,
+ * W^h = -1 exactly: pass last). */
+template <typename T, typename C, typename W>
+__host__ __device__ __forceinline__ C real_spectrum_of(C a, C b, W w, bool last = false)
 {
-    /* Z_{k mod h}, Z_{(h-k) mod h} */
-    const C a = z[real_slot<PAD>(k < h ? k : k - h)], b = z[real_slot<PAD>(k == 0 ? 0 : h - k)];
     const T er = (T)0.5 * (a.x + b.x), ei = (T)0.5 * (a.y - b.y);
     const T or_ = (T)0.5 * (a.y + b.y), oi = (T)-0.5 * (a.x - b.x);
     C y;
-    if (k == h) {   /* W^h = -1 exactly */
+    if (last) {
         y.x = er - or_;
         y.y = ei - oi;
     } else {
-        const T wr = (T)tw[k].x, wi = (T)tw[k].y;
+        const T wr = (T)w.x, wi = (T)w.y;
         y.x = er + (or_ * wr - oi * wi);
         y.y = ei + (or_ * wi + oi * wr);
     }
     return y;
+}
+
+template <typename T, typename C, typename W, int PAD = 0>
+__host__ __device__ __forceinline__ C real_spectrum(const C *z, int k, int h, const W *tw)
+{
+    const C a = z[real_slot<PAD>(k < h ? k : k - h)], b = z[real_slot<PAD>(k == 0 ? 0 : h - k)];
+    return real_spectrum_of<T>(a, b, k == h ? tw[0] : tw[k], k == h);
 }
 
 /* The store: z (shared, h points, natural order, unscaled, slots as
@@ -184,6 +191,149 @@ __global__ void fft_real_shared(const T *in, T *out, int n, int batch, const dou
         real_store<KIND, T, C, double2>(sh, dst, h, tw, qt, tid, threads);
 }
 
+/* ---- the register epilogue and prologue (a variant): where a
+ * transform's threads lie in one warp, the partners the pre- and
+ * post-processing pair (points k and h - k, or i and h - 1 - i) meet
+ * through warp shuffles, not shared memory: no last trip through the
+ * shared buffer, no barrier, and DCT-II's input and DCT-III's output move
+ * as 16-byte vectors. C2R needs no partner, so it stores from registers at
+ * any size. ---- */
+
+/* After the last pass thread tid of `threads` holds Z at tid + threads J
+ * in v[real_reg<R, LAST_R>(J)], J < R: the radix-R pass at len = R writes
+ * point tid + threads r from v[r]; the short pass (LAST_R points, R /
+ * LAST_R butterflies g a thread) v[g LAST_R + r] to g threads + tid + r
+ * h / LAST_R. */
+template <int R, int LAST_R> __device__ constexpr int real_reg(int j)
+{
+    return LAST_R == 1 ? j : (j % (R / LAST_R)) * LAST_R + j / (R / LAST_R);
+}
+
+template <typename C> __device__ __forceinline__ C shfl_c(C v, int lane, int width)
+{
+    C r;
+    r.x = __shfl_sync(0xffffffffu, v.x, lane, width);
+    r.y = __shfl_sync(0xffffffffu, v.y, lane, width);
+    return r;
+}
+
+/* 4 consecutive reals at p (16-byte aligned) as one or two vectors. */
+template <typename T> struct quad;
+template <> struct quad<float> {
+    static __device__ __forceinline__ void load(const float *p, float *q)
+    {
+        const float4 a = *reinterpret_cast<const float4 *>(p);
+        q[0] = a.x, q[1] = a.y, q[2] = a.z, q[3] = a.w;
+    }
+    static __device__ __forceinline__ void store(float *p, float a, float b, float c, float d)
+    {
+        *reinterpret_cast<float4 *>(p) = make_float4(a, b, c, d);
+    }
+};
+template <> struct quad<double> {
+    static __device__ __forceinline__ void load(const double *p, double *q)
+    {
+        const double2 a = reinterpret_cast<const double2 *>(p)[0], b = reinterpret_cast<const double2 *>(p)[1];
+        q[0] = a.x, q[1] = a.y, q[2] = b.x, q[3] = b.y;
+    }
+    static __device__ __forceinline__ void store(double *p, double a, double b, double c, double d)
+    {
+        reinterpret_cast<double2 *>(p)[0] = make_double2(a, b);
+        reinterpret_cast<double2 *>(p)[1] = make_double2(c, d);
+    }
+};
+
+/* DCT-II's first-pass input, threads = h / R in one warp: z_i for i = tid
+ * + threads r into v[r]. Reals 4i .. 4i + 3 (i < h / 2) are z_i's x, y
+ * = x_{4i}, x_{4i+2} and z_{h-1-i}'s y, x = x_{4i+1}, x_{4i+3}; point h -
+ * 1 - i lies with lane threads - 1 - tid at R - 1 - r. */
+template <int R, typename T, typename C>
+__device__ __forceinline__ void real_load_dct2_quads(const T *src, C *v, int tid, int threads, bool live)
+{
+    C mirror[R / 2];
+#pragma unroll
+    for (int r = 0; r < R / 2; r++) {
+        T x[4] = {(T)0, (T)0, (T)0, (T)0};
+        if (live)
+            quad<T>::load(src + 4 * (tid + threads * r), x);
+        v[r].x = x[0];
+        v[r].y = x[2];
+        mirror[r].x = x[3];
+        mirror[r].y = x[1];
+    }
+#pragma unroll
+    for (int r = R / 2; r < R; r++)
+        v[r] = shfl_c(mirror[R - 1 - r], threads - 1 - tid, threads);
+}
+
+/* The store from registers (layout as real_reg). Every thread of the warp
+ * takes part (the shuffles); only live ones write. C2R: any threads;
+ * the others: threads in one warp. */
+template <int KIND, int R, int LAST_R, typename T, typename C>
+__device__ __forceinline__ void real_store_regs(const C *v, T *dst, int h, const C *tw, const C *qt,
+                                                int tid, int threads, bool live)
+{
+    const int n = 2 * h;
+    if (KIND == RK_C2R) {
+        const T scale = (T)1 / (T)h;
+        C *x = reinterpret_cast<C *>(dst);
+#pragma unroll
+        for (int j = 0; j < R; j++) {
+            C z = v[real_reg<R, LAST_R>(j)];
+            z.x *= scale;
+            z.y *= scale;
+            if (live)
+                x[tid + threads * j] = z;
+        }
+    } else if (KIND == RK_DCT3) {
+        /* reals 4i .. 4i + 3, i < h / 2: z_i.x, z_{h-1-i}.y, z_i.y, z_{h-1-i}.x (see
+         * real_store; partner as real_load_dct2_quads) */
+#pragma unroll
+        for (int j = 0; j < R / 2; j++) {
+            const C a = v[real_reg<R, LAST_R>(j)];
+            const C b = shfl_c(v[real_reg<R, LAST_R>(R - 1 - j)], threads - 1 - tid, threads);
+            if (live)
+                quad<T>::store(dst + 4 * (tid + threads * j), a.x, b.y, a.y, b.x);
+        }
+    } else {
+        /* Y_k, k = tid + threads j, from Z_k and Z_{h-k}: lane (threads - tid)
+         * mod threads at R - 1 - j; lane 0's own at (R - j) mod R */
+        const int lane = (threads - tid) & (threads - 1);
+#pragma unroll
+        for (int j = 0; j < R; j++) {
+            const C own = v[real_reg<R, LAST_R>(j)];
+            const C send = tid == 0 ? v[real_reg<R, LAST_R>((R - j) % R)] : v[real_reg<R, LAST_R>(R - 1 - j)];
+            const C b = shfl_c(send, lane, threads);
+            const int k = tid + threads * j;
+            if (!live)
+                continue;
+            const C y = real_spectrum_of<T>(own, b, tw[k]);
+            if (KIND == RK_R2C) {
+                C *out = reinterpret_cast<C *>(dst);
+                out[k] = y;
+                if (k == 0)
+                    out[h] = real_spectrum_of<T>(own, own, tw[0], true);
+            } else if (KIND == RK_DHT) {
+                dst[k] = y.x - y.y;
+                if (k == 0) {
+                    const C yh = real_spectrum_of<T>(own, own, tw[0], true);
+                    dst[h] = yh.x - yh.y;
+                } else {
+                    dst[n - k] = y.x + y.y;
+                }
+            } else {   /* DCT-II */
+                dst[k] = y.x * (T)qt[k].x - y.y * (T)qt[k].y;
+                if (k == 0) {
+                    const C yh = real_spectrum_of<T>(own, own, tw[0], true);
+                    dst[h] = yh.x * (T)qt[h].x - yh.y * (T)qt[h].y;
+                } else {
+                    dst[n - k] = y.x * (T)qt[n - k].x + y.y * (T)qt[n - k].y;
+                }
+            }
+        }
+    }
+}
+
 /* ---- the register path (h >= FFT_REAL_MIN_REGISTER_H): radix-R passes as fft_c2c_r16 (R = 16)
  * or fft_c2c_r8 (R = 8, a variant) ---- */
 
@@ -192,16 +342,19 @@ __global__ void fft_real_shared(const T *in, T *out, int n, int batch, const dou
  * fft_c2c_r16 (twiddle16 for R = 16, pass_barrier; WARP only where a
  * transform's threads lie in one warp); MINB: blocks an SM. */
 template <typename T, int KIND, int R, int LAST_R, int TW = 0, bool WARP = false,
-          int MINB = FFT_MIN_BLOCKS>
+          int MINB = FFT_MIN_BLOCKS, bool REG = false, int H = 0>
 __global__ void __launch_bounds__(256, MINB)
-fft_real_radix(const T *in, T *out, int n, int batch, const typename cpx_of<T>::type *tw,
+fft_real_radix(const T *in, T *out, int n_arg, int batch, const typename cpx_of<T>::type *tw,
                const typename cpx_of<T>::type *qt)
 {
     static_assert(R == 8 || R == 16, "radix 8 or 16");
     static_assert(LAST_R < R, "the last pass is smaller than R");
     typedef typename cpx_of<T>::type C;
+    constexpr int LOG2R = R == 16 ? 4 : 3;
     extern __shared__ unsigned char smem_raw[];
-    const int h = n / 2;
+    /* H (a variant): the size known when compiling, so every pass unrolls
+     * and its shared-memory and global offsets are constants off one base */
+    const int n = H ? 2 * H : n_arg, h = n / 2;
     C *sh = reinterpret_cast<C *>(smem_raw) + (size_t)threadIdx.y * (h + h / R);
     const int t = blockIdx.x * blockDim.y + threadIdx.y;
     const int tid = threadIdx.x, threads = h / R;
@@ -210,29 +363,45 @@ fft_real_radix(const T *in, T *out, int n, int batch, const typename cpx_of<T>::
     T *dst = out + (size_t)(live ? t : 0) * real_out_reals(KIND, n);
     const int sign = real_kind_sign(KIND);
     C v[R];
-    int s = 1, len = h;
-    for (bool first = true; len >= R && (len > R || LAST_R == 1); first = false) {
+    /* the radix-R passes: pass k has stride s = R^k over len = h / s */
+    const int passes = (H ? ilog2_const(H) : __ffs(h) - 1) / LOG2R;
+    bool stored = false;   /* REG: the last pass stored from registers */
+    const auto pass_body = [&](int pass) {
+        const int s = 1 << (LOG2R * pass), len = h >> (LOG2R * pass);
         const int m = len / R, tstep = n / len;   /* the table has n = 2h points */
-        const int p = tid / s, q = tid % s;
+        const int p = tid >> (LOG2R * pass), q = tid & (s - 1);
+        const bool first = pass == 0;
+        if (REG && KIND == RK_DCT2 && first) {
+            real_load_dct2_quads<R>(src, v, tid, threads, live);
+        } else {
 #pragma unroll
-        for (int r = 0; r < R; r++) {
-            const int i = q + s * (p + r * m);
-            if (first) {
-                C z;
-                z.x = z.y = (T)0;
-                if (live)
-                    z = real_load_z<KIND, T, C, C>(src, i, h, tw, qt);
-                v[r] = z;
-            } else {
-                v[r] = sh[fft_slot<R>(i)];
+            for (int r = 0; r < R; r++) {
+                const int i = q + s * (p + r * m);
+                if (first) {
+                    C z;
+                    z.x = z.y = (T)0;
+                    if (live)
+                        z = real_load_z<KIND, T, C, C>(src, i, h, tw, qt);
+                    v[r] = z;
+                } else {
+                    v[r] = sh[fft_slot<R>(i)];
+                }
             }
         }
+        const bool last = LAST_R == 1 && len == R;   /* its twiddles are all 1 */
         if constexpr (R == 16) {
             dft16<C, T>(v, sign);
-            twiddle16<C, T, TW>(v, tw, p * tstep, sign);
+            if (!(H && last))   /* as fft_c2c_r16 */
+                twiddle16<C, T, TW>(v, tw, p * tstep, sign);
         } else {
             dft8_natural<C, T>(v, sign);
-            twiddle8<C, T>(v, tw, p * tstep, sign);
+            if (!(H && last))
+                twiddle8<C, T>(v, tw, p * tstep, sign);
+        }
+        if (REG && last) {
+            real_store_regs<KIND, R, LAST_R, T, C>(v, dst, h, tw, qt, tid, threads, live);
+            stored = true;
+            return;
         }
         if (!first)
             pass_barrier<WARP>();
@@ -240,9 +409,19 @@ fft_real_radix(const T *in, T *out, int n, int batch, const typename cpx_of<T>::
         for (int r = 0; r < R; r++)
             sh[fft_slot<R>(q + s * (R * p + r))] = v[r];
         pass_barrier<WARP>();
-        len = m;
-        s *= R;
+    };
+    if constexpr (H != 0) {
+        constexpr int P = ilog2_const(H) / LOG2R;
+#pragma unroll
+        for (int pass = 0; pass < P; pass++)
+            pass_body(pass);
+    } else {
+        for (int pass = 0; pass < passes; pass++)
+            pass_body(pass);
     }
+    if (REG && LAST_R == 1 && stored)
+        return;
+    const int s = 1 << (LOG2R * passes);
     if constexpr (LAST_R != 1) {
         /* the last pass: len = LAST_R (2, 4 or 8), R / LAST_R butterflies a
          * thread, no twiddles */
@@ -266,6 +445,10 @@ fft_real_radix(const T *in, T *out, int n, int batch, const typename cpx_of<T>::
             for (int g = 0; g < R / 8; g++)
                 dft8_natural<C, T>(v + 8 * g, sign);
         }
+        if (REG) {
+            real_store_regs<KIND, R, LAST_R, T, C>(v, dst, h, tw, qt, tid, threads, live);
+            return;
+        }
         pass_barrier<WARP>();
 #pragma unroll
         for (int g = 0; g < R / LAST_R; g++) {
@@ -283,10 +466,16 @@ fft_real_radix(const T *in, T *out, int n, int batch, const typename cpx_of<T>::
 /* One register-path variant of a real kind: radix R, twiddles TW, MINB
  * blocks an SM; warp barriers where a transform's threads fit a warp;
  * blocks of about TPB threads. */
-template <typename T, int KIND, int R, int TW, int MINB, bool WARP_SYNC, int TPB = 256>
+template <typename T, int KIND, int R, int TW, int MINB, bool WARP_SYNC, int TPB = 256,
+          bool DIRECT = false, bool FIXED = false>
 static cudaError_t fft_real_launch_radix(const T *in, T *out, int n, int batch, const void *tw_t,
                                          const void *qt_t, cudaStream_t stream)
 {
+    /* the DCTs' 16-byte vectors need aligned ends */
+    if constexpr (DIRECT && (KIND == RK_DCT2 || KIND == RK_DCT3))
+        if (!fft_stage_aligned(in, out))
+            return fft_real_launch_radix<T, KIND, R, TW, MINB, WARP_SYNC, TPB, false, FIXED>(
+                in, out, n, batch, tw_t, qt_t, stream);
     typedef typename cpx_of<T>::type C;
     const int h = n / 2;
     int log2h = 0;
@@ -298,16 +487,39 @@ static cudaError_t fft_real_launch_radix(const T *in, T *out, int n, int batch, 
     dim3 block(per, ty), grid((batch + ty - 1) / ty);
     const C *tw = (const C *)tw_t, *qt = (const C *)qt_t;
     constexpr int longest_last = R == 16 ? 8 : 4;
+    if constexpr (FIXED) {
+        /* one kernel per size: h from FFT_REAL_MIN_REGISTER_H to 2048 */
+        const auto fixed = [&](auto h_tag) {
+            constexpr int HH = decltype(h_tag)::value;
+            constexpr bool W = WARP_SYNC && HH / R <= 32;
+            constexpr bool REG = DIRECT && (KIND == RK_C2R || W);
+            constexpr int LR = 1 << (ilog2_const(HH) % (R == 16 ? 4 : 3));
+            return fft_launch(fft_real_radix<T, KIND, R, LR, TW, W, MINB, REG, HH>, grid, block,
+                              smem, stream, in, out, n, batch, tw, qt);
+        };
+        switch (h) {
+        case 32: return fixed(std::integral_constant<int, 32>{});
+        case 64: return fixed(std::integral_constant<int, 64>{});
+        case 128: return fixed(std::integral_constant<int, 128>{});
+        case 256: return fixed(std::integral_constant<int, 256>{});
+        case 512: return fixed(std::integral_constant<int, 512>{});
+        case 1024: return fixed(std::integral_constant<int, 1024>{});
+        case 2048: return fixed(std::integral_constant<int, 2048>{});
+        default: return cudaErrorInvalidValue;
+        }
+    }
     return fft_with_barrier<WARP_SYNC>(per <= 32, [&](auto warp_tag) {
         constexpr bool W = decltype(warp_tag)::value;
+        /* from registers: C2R anywhere, the others where a transform is one warp */
+        constexpr bool REG = DIRECT && (KIND == RK_C2R || W);
         const auto launch = [&](auto kernel) {
             return fft_launch(kernel, grid, block, smem, stream, in, out, n, batch, tw, qt);
         };
         switch (last) {
-        case 1: return launch(fft_real_radix<T, KIND, R, 1, TW, W, MINB>);
-        case 2: return launch(fft_real_radix<T, KIND, R, 2, TW, W, MINB>);
-        case 4: return launch(fft_real_radix<T, KIND, R, 4, TW, W, MINB>);
-        default: return launch(fft_real_radix<T, KIND, R, longest_last, TW, W, MINB>);
+        case 1: return launch(fft_real_radix<T, KIND, R, 1, TW, W, MINB, REG>);
+        case 2: return launch(fft_real_radix<T, KIND, R, 2, TW, W, MINB, REG>);
+        case 4: return launch(fft_real_radix<T, KIND, R, 4, TW, W, MINB, REG>);
+        default: return launch(fft_real_radix<T, KIND, R, longest_last, TW, W, MINB, REG>);
         }
     });
 }
@@ -317,25 +529,34 @@ static cudaError_t fft_real_launch_radix(const T *in, T *out, int n, int batch, 
  * twiddle loads and warp barriers (fft_c2c_launch's variant 3), 2 radix 8
  * with 64 registers and warp barriers (its variant 5), 3 radix 16 at 4
  * blocks an SM in f32 (its 11), 4 and 5: 3 and 2 in blocks of one
- * transform (its 12 and 13); -1 the default for the size. (4 at 5 blocks
- * an SM in f32 spilled: 0.0-0.15x cuFFT slower.) Only files that define FFT_ALL_VARIANTS
- * compile them all (see FFT_C2C_VARIANTS). tw_d,
- * qt_d: the N-point tables as double2; tw_t, qt_t: the same in T's
- * precision (qt may be NULL for the kinds without it). */
-#define FFT_REAL_VARIANTS 6
+ * transform (its 12 and 13), 6 and 7: 4 and 5 storing from registers
+ * (real_store_regs), 8, 9, 10: 6, 7 and 2 with the size compiled in (one
+ * kernel per N, as fft_c2c_launch's 14-16); -1 the default for the kind
+ * and size. (4 at 5 blocks an SM in f32 spilled: 0.0-0.15x cuFFT slower.)
+ * Only files that define FFT_ALL_VARIANTS compile them all (see
+ * FFT_C2C_VARIANTS). tw_d, qt_d: the N-point tables as double2; tw_t,
+ * qt_t: the same in T's precision (qt may be NULL for the kinds without
+ * it). */
+#define FFT_REAL_VARIANTS 11
 /* The defaults, fastest side by side on an H200 (bench/RESULTS.md,
- * 2026-11-23): radix 8 in 64 registers in 64-thread blocks (5) in double,
- * and in single for short transforms (N < FFT_REAL_SHORT_N); radix 16
- * with two twiddle loads at 4 blocks an SM, one transform a block (4), for
- * longer single-precision ones (0.0-0.13x cuFFT better than 2 and 1, the
- * previous defaults, except r2c and dct2 at N = 256 and 1024, 1-4% slower). */
+ * 2026-11-23, sixth session): below FFT_REAL_SHORT_N radix 8 as 2 (R2C,
+ * DCT-II, DHT: a 64-point transform is 4 threads, too few to gain from
+ * the shuffles) or 9 (C2R, DCT-III); from there the size compiled in and
+ * the store from registers, radix 8 (9) or radix 16 (8) where a transform
+ * of radix 8 would span more than a warp and radix 16 fits one (N = 1024
+ * in single precision) or simply ran faster (C2R from N = 256 and DHT
+ * from N = 1024 in double). */
 #define FFT_REAL_SHORT_N 128
 /* below: the shared path (one thread a transform at h = 8, radix 8, ran at
  * 0.3-0.7x the shared path's speed on the H200) */
 #define FFT_REAL_MIN_REGISTER_H 32
-template <typename T> constexpr int fft_real_default_variant(int n)
+template <typename T> constexpr int fft_real_default_variant(int kind, int n)
 {
-    return sizeof(T) == sizeof(double) || n < FFT_REAL_SHORT_N ? 5 : 4;
+    if (n < FFT_REAL_SHORT_N)
+        return kind == RK_C2R || kind == RK_DCT3 ? 9 : 2;
+    if (sizeof(T) == sizeof(float))
+        return kind != RK_C2R && n >= 1024 ? 8 : 9;
+    return (kind == RK_C2R && n >= 256) || (kind == RK_DHT && n >= 1024) ? 8 : 9;
 }
 static inline const char *fft_real_variant_name(int variant)
 {
@@ -346,6 +567,11 @@ static inline const char *fft_real_variant_name(int variant)
     case 3: return "fused r16 2 tw, warp, f32 4 / f64 2 blk";
     case 4: return "as 3, one transform a block";
     case 5: return "as 2, 64-thread blocks";
+    case 6: return "as 4, store from registers";
+    case 7: return "as 5, store from registers";
+    case 8: return "as 6, size compiled in";
+    case 9: return "as 7, size compiled in";
+    case 10: return "as 2, size compiled in";
     default: return "?";
     }
 }
@@ -364,9 +590,16 @@ static cudaError_t fft_real_launch_variant(const T *in, T *out, int n, int batch
         constexpr int minb = sizeof(T) == 4 ? 4 : 2;
         return fft_real_launch_radix<T, KIND, 16, 2, minb, true, V == 4 ? 64 : 256>(
             in, out, n, batch, tw_t, qt_t, stream);
-    } else if constexpr (V == 5) {
-        return fft_real_launch_radix<T, KIND, 8, 0, 4, true, 64>(in, out, n, batch, tw_t, qt_t,
-                                                                 stream);
+    } else if constexpr (V == 5 || V == 7 || V == 9) {
+        return fft_real_launch_radix<T, KIND, 8, 0, 4, true, 64, V != 5, V == 9>(
+            in, out, n, batch, tw_t, qt_t, stream);
+    } else if constexpr (V == 10) {
+        return fft_real_launch_radix<T, KIND, 8, 0, 4, true, 256, false, true>(in, out, n, batch,
+                                                                               tw_t, qt_t, stream);
+    } else if constexpr (V == 6 || V == 8) {
+        constexpr int minb = sizeof(T) == 4 ? 4 : 2;
+        return fft_real_launch_radix<T, KIND, 16, V == 8 ? 3 : 2, minb, true, 64, true, V == 8>(
+            in, out, n, batch, tw_t, qt_t, stream);
     } else {
         static_assert(V == 0, "real variants are 0 .. FFT_REAL_VARIANTS - 1");
         return fft_real_launch_radix<T, KIND, 16, 0, FFT_MIN_BLOCKS, false>(in, out, n, batch, tw_t,
@@ -391,7 +624,7 @@ static cudaError_t fft_real_launch_kind(const T *in, T *out, int n, int batch, c
     }
 #ifdef FFT_ALL_VARIANTS
     if (variant < 0)
-        variant = fft_real_default_variant<T>(n);
+        variant = fft_real_default_variant<T>(KIND, n);
     switch (variant) {
     case 0: return fft_real_launch_variant<T, KIND, 0>(in, out, n, batch, tw_t, qt_t, stream);
     case 1: return fft_real_launch_variant<T, KIND, 1>(in, out, n, batch, tw_t, qt_t, stream);
@@ -399,16 +632,27 @@ static cudaError_t fft_real_launch_kind(const T *in, T *out, int n, int batch, c
     case 3: return fft_real_launch_variant<T, KIND, 3>(in, out, n, batch, tw_t, qt_t, stream);
     case 4: return fft_real_launch_variant<T, KIND, 4>(in, out, n, batch, tw_t, qt_t, stream);
     case 5: return fft_real_launch_variant<T, KIND, 5>(in, out, n, batch, tw_t, qt_t, stream);
+    case 6: return fft_real_launch_variant<T, KIND, 6>(in, out, n, batch, tw_t, qt_t, stream);
+    case 7: return fft_real_launch_variant<T, KIND, 7>(in, out, n, batch, tw_t, qt_t, stream);
+    case 8: return fft_real_launch_variant<T, KIND, 8>(in, out, n, batch, tw_t, qt_t, stream);
+    case 9: return fft_real_launch_variant<T, KIND, 9>(in, out, n, batch, tw_t, qt_t, stream);
+    case 10: return fft_real_launch_variant<T, KIND, 10>(in, out, n, batch, tw_t, qt_t, stream);
     default: return cudaErrorInvalidValue;
     }
 #else
     (void)variant;
-    /* the precision's defaults only (keep in step with fft_real_default_variant) */
-    if (sizeof(T) == sizeof(double) || n < FFT_REAL_SHORT_N)
-        return fft_real_launch_variant<T, KIND, 5>(in, out, n, batch, tw_t, qt_t, stream);
-    if constexpr (sizeof(T) == sizeof(float))
-        return fft_real_launch_variant<T, KIND, 4>(in, out, n, batch, tw_t, qt_t, stream);
-    return cudaErrorInvalidValue;   /* not reached */
+    /* the defaults only (fft_real_default_variant's) */
+    switch (fft_real_default_variant<T>(KIND, n)) {
+    case 2:
+        if constexpr (KIND != RK_C2R && KIND != RK_DCT3)
+            return fft_real_launch_variant<T, KIND, 2>(in, out, n, batch, tw_t, qt_t, stream);
+        return cudaErrorInvalidValue;   /* not reached */
+    case 8:
+        if constexpr (sizeof(T) == sizeof(float) ? KIND != RK_C2R : KIND == RK_C2R || KIND == RK_DHT)
+            return fft_real_launch_variant<T, KIND, 8>(in, out, n, batch, tw_t, qt_t, stream);
+        return cudaErrorInvalidValue;   /* not reached */
+    default: return fft_real_launch_variant<T, KIND, 9>(in, out, n, batch, tw_t, qt_t, stream);
+    }
 #endif
 }
 
