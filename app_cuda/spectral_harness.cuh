@@ -65,13 +65,16 @@ static int kind_variants(int kind, int n)
 {
     if (kind == K_C2C)
         return n >= FFT_C2C_MIN_REGISTER_N ? FFT_C2C_VARIANTS : 1;
-    return n >= 2 * FFT_REAL_MIN_REGISTER_H ? FFT_REAL_VARIANTS : 1;   /* below: the shared path */
+    /* below: the short-transform kernel and the shared path */
+    return n >= 2 * FFT_REAL_MIN_REGISTER_H ? FFT_REAL_VARIANTS : FFT_REAL_SHARED_VARIANT + 1;
 }
 static const char *kind_variant_name(int kind, int n, int variant)
 {
     if (kind == K_C2C)
         return n < FFT_C2C_MIN_REGISTER_N ? "r4 shared" : fft_c2c_variant_name(variant);
-    return n < 2 * FFT_REAL_MIN_REGISTER_H ? "fused, shared" : fft_real_variant_name(variant);
+    if (n < 2 * FFT_REAL_MIN_REGISTER_H)
+        return variant == FFT_REAL_SHARED_VARIANT ? "fused, shared" : "one thread a transform";
+    return fft_real_variant_name(variant);
 }
 static int out_reals(int kind, int n) { return kind == K_C2C ? 2 * n : real_out_reals(kind, n); }
 

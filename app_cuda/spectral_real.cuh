@@ -334,6 +334,95 @@ __device__ __forceinline__ void real_store_regs(const C *v, T *dst, int h, const
     }
 }
 
+/* ---- short transforms (h < FFT_REAL_MIN_REGISTER_H, a variant): one
+ * thread a transform, all h points in its registers. The block copies its
+ * transforms' inputs to shared memory and the outputs back in whole
+ * contiguous runs (coalesced: a thread alone would read one transform's
+ * few bytes, spread over many sectors per warp instruction); each thread's
+ * slice is an odd number of complex words (so a warp's complex accesses at
+ * one offset meet no bank twice). ---- */
+
+/* The H-point DFT in registers (H = 2, 4, 8, 16), natural order. */
+template <int H, typename C, typename T> __device__ __forceinline__ void dft_small(C *v, int sign)
+{
+    if constexpr (H == 2)
+        dft2<C, T>(v[0], v[1]);
+    else if constexpr (H == 4)
+        dft4<C, T>(v[0], v[1], v[2], v[3], sign);
+    else if constexpr (H == 8)
+        dft8_natural<C, T>(v, sign);
+    else
+        dft16<C, T>(v, sign);
+}
+
+/* Reals each thread's slice of the staging buffers holds: the longer of
+ * input and output, rounded up to an odd number of complex words. */
+__host__ __device__ constexpr int real_small_stride(int kind, int n)
+{
+    return 2 * ((real_in_reals(kind, n) > real_out_reals(kind, n) ? real_in_reals(kind, n)
+                                                                   : real_out_reals(kind, n)) / 4 * 2 + 1);
+}
+
+/* blockDim.x transforms a block; shared: 2 blockDim.x real_small_stride
+ * reals (inputs, then outputs). tw, qt in T's precision. */
+template <typename T, int KIND, int H>
+__global__ void __launch_bounds__(128)
+fft_real_small(const T *in, T *out, int batch, const typename cpx_of<T>::type *tw,
+               const typename cpx_of<T>::type *qt)
+{
+    typedef typename cpx_of<T>::type C;
+    constexpr int N = 2 * H, NI = real_in_reals(KIND, N), NO = real_out_reals(KIND, N);
+    constexpr int S = real_small_stride(KIND, N);
+    extern __shared__ unsigned char smem_raw[];
+    T *const stage_in = reinterpret_cast<T *>(smem_raw), *const stage_out = stage_in + blockDim.x * S;
+    const int t0 = blockIdx.x * blockDim.x, here = min((int)blockDim.x, batch - t0);
+    const T *src = in + (size_t)t0 * NI;
+    for (int e = threadIdx.x; e < here * NI; e += blockDim.x)
+        stage_in[(e / NI) * S + e % NI] = src[e];
+    __syncthreads();
+    if ((int)threadIdx.x < here) {
+        T *mine_in = stage_in + threadIdx.x * S, *mine_out = stage_out + threadIdx.x * S;
+        C v[H];
+#pragma unroll
+        for (int i = 0; i < H; i++)
+            v[i] = real_load_z<KIND, T, C, C>(mine_in, i, H, tw, qt);
+        dft_small<H, C, T>(v, real_kind_sign(KIND));
+        /* Z to the (spent) input slice, then the kind's post-processing from it */
+        C *z = reinterpret_cast<C *>(mine_in);
+#pragma unroll
+        for (int i = 0; i < H; i++)
+            z[i] = v[i];
+        real_store<KIND, T, C, C>(z, mine_out, H, tw, qt, 0, 1);
+    }
+    __syncthreads();
+    T *dst = out + (size_t)t0 * NO;
+    for (int e = threadIdx.x; e < here * NO; e += blockDim.x)
+        dst[e] = stage_out[(e / NO) * S + e % NO];
+}
+
+/* Launch fft_real_small for h = n / 2 < FFT_REAL_MIN_REGISTER_H. */
+#define FFT_REAL_SMALL_THREADS 64
+template <typename T, int KIND>
+static cudaError_t fft_real_launch_small(const T *in, T *out, int n, int batch, const void *tw_t,
+                                         const void *qt_t, cudaStream_t stream)
+{
+    typedef typename cpx_of<T>::type C;
+    const int threads = FFT_REAL_SMALL_THREADS;
+    const size_t smem = (size_t)2 * threads * real_small_stride(KIND, n) * sizeof(T);
+    dim3 block(threads), grid((batch + threads - 1) / threads);
+    const C *tw = (const C *)tw_t, *qt = (const C *)qt_t;
+    const auto launch = [&](auto kernel) {
+        return fft_launch(kernel, grid, block, smem, stream, in, out, batch, tw, qt);
+    };
+    switch (n) {
+    case 4: return launch(fft_real_small<T, KIND, 2>);
+    case 8: return launch(fft_real_small<T, KIND, 4>);
+    case 16: return launch(fft_real_small<T, KIND, 8>);
+    case 32: return launch(fft_real_small<T, KIND, 16>);
+    default: return cudaErrorInvalidValue;
+    }
+}
+
 /* ---- the register path (h >= FFT_REAL_MIN_REGISTER_H): radix-R passes as fft_c2c_r16 (R = 16)
  * or fft_c2c_r8 (R = 8, a variant) ---- */
 
@@ -550,6 +639,9 @@ static cudaError_t fft_real_launch_radix(const T *in, T *out, int n, int batch, 
 /* below: the shared path (one thread a transform at h = 8, radix 8, ran at
  * 0.3-0.7x the shared path's speed on the H200) */
 #define FFT_REAL_MIN_REGISTER_H 32
+/* Below it the variants are two: the short-transform kernel
+ * (fft_real_small, the default: 0) and the shared path (this one). */
+#define FFT_REAL_SHARED_VARIANT 1
 template <typename T> constexpr int fft_real_default_variant(int kind, int n)
 {
     if (n < FFT_REAL_SHORT_N)
@@ -614,6 +706,8 @@ static cudaError_t fft_real_launch_kind(const T *in, T *out, int n, int batch, c
 {
     typedef typename cpx_of<T>::type C;
     const int h = n / 2;
+    if (h < FFT_REAL_MIN_REGISTER_H && variant != FFT_REAL_SHARED_VARIANT)
+        return fft_real_launch_small<T, KIND>(in, out, n, batch, tw_t, qt_t, stream);
     if (h < FFT_REAL_MIN_REGISTER_H) {
         const int per = h / 4 < 1 ? 1 : h / 4;
         const int ty = 256 / per;
