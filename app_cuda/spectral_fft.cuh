@@ -342,6 +342,25 @@ __host__ __device__ constexpr int ilog2_const(int x)
 template <int R> __device__ __forceinline__ int fft_slot(int i) { return i + i / R; }
 static inline size_t fft_padded_len(int n, int radix) { return (size_t)n + n / radix; }
 
+/* body(pass) for the radix-2^LOG2R passes 0 .. passes - 1, unrolled
+ * where the size NN is known when compiling (passes = log2 NN / LOG2R);
+ * true as soon as body says the transform is written. */
+template <int NN, int LOG2R, typename Body>
+__device__ __forceinline__ bool fft_run_passes(int passes, Body body)
+{
+    if constexpr (NN != 0) {
+#pragma unroll
+        for (int pass = 0; pass < ilog2_const(NN) / LOG2R; pass++)
+            if (body(pass))
+                return true;
+    } else {
+        for (int pass = 0; pass < passes; pass++)
+            if (body(pass))
+                return true;
+    }
+    return false;
+}
+
 /* STAGE (a variant): a block's transforms lie side by side in global
  * memory (blockDim.y n complex from transform blockIdx.x blockDim.y), so
  * the block can copy them to and from its shared buffers in 16-byte
@@ -498,16 +517,8 @@ fft_c2c_r16(const typename cpx_of<T>::type *in, typename cpx_of<T>::type *out, i
         return false;
     };
     const int passes = log2n / 4;
-    if constexpr (NN != 0) {
-#pragma unroll
-        for (int pass = 0; pass < ilog2_const(NN) / 4; pass++)
-            if (pass_body(pass))
-                return;
-    } else {
-        for (int pass = 0; pass < passes; pass++)
-            if (pass_body(pass))
-                return;
-    }
+    if (fft_run_passes<NN, 4>(passes, pass_body))
+        return;
     const int s = 1 << (4 * passes);
     /* the last pass: len = LAST_R (2, 4 or 8), 16 / LAST_R butterflies a thread,
      * no twiddles (p = 0) */
@@ -653,16 +664,8 @@ fft_c2c_r8(const typename cpx_of<T>::type *in, typename cpx_of<T>::type *out, in
         return false;
     };
     const int passes = log2n / 3;
-    if constexpr (NN != 0) {
-#pragma unroll
-        for (int pass = 0; pass < ilog2_const(NN) / 3; pass++)
-            if (pass_body(pass))
-                return;
-    } else {
-        for (int pass = 0; pass < passes; pass++)
-            if (pass_body(pass))
-                return;
-    }
+    if (fft_run_passes<NN, 3>(passes, pass_body))
+        return;
     const int s = 1 << (3 * passes);
     /* the last pass: len = LAST_R (2 or 4), 8 / LAST_R butterflies a thread */
 #pragma unroll
@@ -730,22 +733,17 @@ template <bool WARP_SYNC, typename Go> static cudaError_t fft_with_barrier(bool 
     return go(std::false_type{});
 }
 
-/* go(std::integral_constant<int, n>) for a power of two n from 16 to
- * 4096: the size as a template argument (the FIXED variants compile one
- * kernel per size); an error for any other n. */
-template <typename Go> static cudaError_t fft_with_size(int n, Go go)
+/* go(std::integral_constant<int, n>) for a power of two n from LO to HI:
+ * the size as a template argument (the FIXED variants compile one kernel
+ * per size); an error for any other n. */
+template <int LO, int HI, typename Go> static cudaError_t fft_with_size(int n, Go go)
 {
-    switch (n) {
-    case 16: return go(std::integral_constant<int, 16>{});
-    case 32: return go(std::integral_constant<int, 32>{});
-    case 64: return go(std::integral_constant<int, 64>{});
-    case 128: return go(std::integral_constant<int, 128>{});
-    case 256: return go(std::integral_constant<int, 256>{});
-    case 512: return go(std::integral_constant<int, 512>{});
-    case 1024: return go(std::integral_constant<int, 1024>{});
-    case 2048: return go(std::integral_constant<int, 2048>{});
-    case 4096: return go(std::integral_constant<int, 4096>{});
-    default: return cudaErrorInvalidValue;
+    if constexpr (LO > HI) {
+        return cudaErrorInvalidValue;
+    } else {
+        if (n == LO)
+            return go(std::integral_constant<int, LO>{});
+        return fft_with_size<2 * LO, HI>(n, go);
     }
 }
 
@@ -773,7 +771,7 @@ static cudaError_t fft_c2c_launch_r8(const void *in, void *out, int n, int batch
     const C *i = (const C *)in;
     C *o = (C *)out;
     if constexpr (FIXED)
-        return fft_with_size(n, [&](auto n_tag) {
+        return fft_with_size<16, 4096>(n, [&](auto n_tag) {
             constexpr int NN = decltype(n_tag)::value;
             constexpr bool W = WARP_SYNC && NN / 8 <= 32;
             constexpr int LR = 1 << (ilog2_const(NN) % 3);
@@ -820,7 +818,7 @@ static cudaError_t fft_c2c_launch_r16(const void *in, void *out, int n, int batc
     const C *i = (const C *)in;
     C *o = (C *)out;
     if constexpr (FIXED)
-        return fft_with_size(n, [&](auto n_tag) {
+        return fft_with_size<16, 4096>(n, [&](auto n_tag) {
             constexpr int NN = decltype(n_tag)::value;
             constexpr bool W = WARP_SYNC && NN / 16 <= 32;
             constexpr int LR = 1 << (ilog2_const(NN) % 4);

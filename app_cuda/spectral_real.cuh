@@ -454,8 +454,8 @@ fft_real_radix(const T *in, T *out, int n_arg, int batch, const typename cpx_of<
     C v[R];
     /* the radix-R passes: pass k has stride s = R^k over len = h / s */
     const int passes = (H ? ilog2_const(H) : __ffs(h) - 1) / LOG2R;
-    bool stored = false;   /* REG: the last pass stored from registers */
-    const auto pass_body = [&](int pass) {
+    /* true where the last pass stored from registers (REG) */
+    const auto pass_body = [&](int pass) -> bool {
         const int s = 1 << (LOG2R * pass), len = h >> (LOG2R * pass);
         const int m = len / R, tstep = n / len;   /* the table has n = 2h points */
         const int p = tid >> (LOG2R * pass), q = tid & (s - 1);
@@ -489,8 +489,7 @@ fft_real_radix(const T *in, T *out, int n_arg, int batch, const typename cpx_of<
         }
         if (REG && last) {
             real_store_regs<KIND, R, LAST_R, T, C>(v, dst, h, tw, qt, tid, threads, live);
-            stored = true;
-            return;
+            return true;
         }
         if (!first)
             pass_barrier<WARP>();
@@ -498,15 +497,18 @@ fft_real_radix(const T *in, T *out, int n_arg, int batch, const typename cpx_of<
         for (int r = 0; r < R; r++)
             sh[fft_slot<R>(q + s * (R * p + r))] = v[r];
         pass_barrier<WARP>();
+        return false;
     };
+    /* every pass runs (only the last can store): fft_run_passes' exit after
+     * each pass made ptxas spill more here (56 bytes against 32 at h = 2048) */
+    bool stored = false;
     if constexpr (H != 0) {
-        constexpr int P = ilog2_const(H) / LOG2R;
 #pragma unroll
-        for (int pass = 0; pass < P; pass++)
-            pass_body(pass);
+        for (int pass = 0; pass < ilog2_const(H) / LOG2R; pass++)
+            stored = pass_body(pass);
     } else {
         for (int pass = 0; pass < passes; pass++)
-            pass_body(pass);
+            stored = pass_body(pass);
     }
     if (REG && LAST_R == 1 && stored)
         return;
@@ -577,7 +579,7 @@ static cudaError_t fft_real_launch_radix(const T *in, T *out, int n, int batch, 
     const C *tw = (const C *)tw_t, *qt = (const C *)qt_t;
     constexpr int longest_last = R == 16 ? 8 : 4;
     if constexpr (FIXED) {
-        /* one kernel per size: h from FFT_REAL_MIN_REGISTER_H to 2048 */
+        /* one kernel per size: h from FFT_REAL_MIN_REGISTER_H (32) to 2048 */
         const auto fixed = [&](auto h_tag) {
             constexpr int HH = decltype(h_tag)::value;
             constexpr bool W = WARP_SYNC && HH / R <= 32;
@@ -586,16 +588,7 @@ static cudaError_t fft_real_launch_radix(const T *in, T *out, int n, int batch, 
             return fft_launch(fft_real_radix<T, KIND, R, LR, TW, W, MINB, REG, HH>, grid, block,
                               smem, stream, in, out, n, batch, tw, qt);
         };
-        switch (h) {
-        case 32: return fixed(std::integral_constant<int, 32>{});
-        case 64: return fixed(std::integral_constant<int, 64>{});
-        case 128: return fixed(std::integral_constant<int, 128>{});
-        case 256: return fixed(std::integral_constant<int, 256>{});
-        case 512: return fixed(std::integral_constant<int, 512>{});
-        case 1024: return fixed(std::integral_constant<int, 1024>{});
-        case 2048: return fixed(std::integral_constant<int, 2048>{});
-        default: return cudaErrorInvalidValue;
-        }
+        return fft_with_size<32, 2048>(h, fixed);
     }
     return fft_with_barrier<WARP_SYNC>(per <= 32, [&](auto warp_tag) {
         constexpr bool W = decltype(warp_tag)::value;
