@@ -501,7 +501,8 @@ fft_c2c_r16(const typename cpx_of<T>::type *in, typename cpx_of<T>::type *out, i
 #pragma unroll
                 for (int r = 0; r < 16; r++) {
                     C x = v[r];
-                    if (!NN || sign > 0) {   /* the forward's scale is 1 (a branch spilled where n is a variable) */
+                    /* the forward's scale is 1 (the branch spilled where n is a variable) */
+                    if (!NN || sign > 0) {
                         x.x *= scale;
                         x.y *= scale;
                     }
@@ -648,7 +649,8 @@ fft_c2c_r8(const typename cpx_of<T>::type *in, typename cpx_of<T>::type *out, in
 #pragma unroll
                 for (int r = 0; r < 8; r++) {
                     C x = v[r];
-                    if (!NN || sign > 0) {   /* the forward's scale is 1 (a branch spilled where n is a variable) */
+                    /* the forward's scale is 1 (the branch spilled where n is a variable) */
+                    if (!NN || sign > 0) {
                         x.x *= scale;
                         x.y *= scale;
                     }
