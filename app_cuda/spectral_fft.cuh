@@ -328,17 +328,17 @@ template <bool WARP> __device__ __forceinline__ void pass_barrier()
         __syncthreads();
 }
 
-/* Shared-memory slot of element i of a transform in the radix-R kernels:
- * one slot of padding after every R. A pass writes each thread's R outputs
- * to consecutive elements, threads R apart; unpadded, a warp's stores of
- * one output then all hit the same bank (a 16- or 32-way conflict in the
- * passes with stride s < R). */
 /* log2 of a power of two, for template arguments */
 __host__ __device__ constexpr int ilog2_const(int x)
 {
     return x <= 1 ? 0 : 1 + ilog2_const(x / 2);
 }
 
+/* Shared-memory slot of element i of a transform in the radix-R kernels:
+ * one slot of padding after every R. A pass writes each thread's R outputs
+ * to consecutive elements, threads R apart; unpadded, a warp's stores of
+ * one output then all hit the same bank (a 16- or 32-way conflict in the
+ * passes with stride s < R). */
 template <int R> __device__ __forceinline__ int fft_slot(int i) { return i + i / R; }
 static inline size_t fft_padded_len(int n, int radix) { return (size_t)n + n / radix; }
 
