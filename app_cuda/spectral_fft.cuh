@@ -749,6 +749,23 @@ template <int LO, int HI, typename Go> static cudaError_t fft_with_size(int n, G
     }
 }
 
+/* go(std::integral_constant<int, V>) for V == variant, 0 <= V < COUNT:
+ * the variant as a template argument. Only the V that Compiled::has(V)
+ * admits are compiled (every one in a file that defines FFT_ALL_VARIANTS,
+ * the defaults elsewhere); an error for any other variant. */
+template <int COUNT, typename Compiled, int V = 0, typename Go>
+static cudaError_t fft_with_variant(int variant, Go go)
+{
+    if constexpr (V == COUNT) {
+        return cudaErrorInvalidValue;
+    } else {
+        if constexpr (Compiled::has(V))
+            if (variant == V)
+                return go(std::integral_constant<int, V>{});
+        return fft_with_variant<COUNT, Compiled, V + 1>(variant, go);
+    }
+}
+
 /* One radix-8 variant (n >= 16): warp barriers where WARP_SYNC and a
  * transform's threads fit one warp, blocks of about TPB threads. */
 template <typename T, int MINB, bool WARP_SYNC, bool STAGE = false, int TPB = 256, bool FIXED = false>
@@ -869,6 +886,7 @@ static cudaError_t fft_c2c_launch_r16(const void *in, void *out, int n, int batc
  * runs the defaults whatever variant is asked, which keeps the app's build
  * time and size down. */
 #define FFT_C2C_VARIANTS 17
+#define FFT_C2C_MIN_REGISTER_N 16   /* below: the radix-4 shared kernel */
 #define FFT_C2C_STAGED_N 32   /* below: the staged default */
 #define FFT_C2C_SHORT_N 128   /* below: the short default */
 #define FFT_C2C_LONG_N 2048   /* from here: the long default */
@@ -878,6 +896,22 @@ template <typename T> constexpr int fft_c2c_default_variant(int n)
         return 16;
     return n < (sizeof(T) == sizeof(double) ? FFT_C2C_LONG_N : FFT_C2C_SHORT_N) ? 15 : 14;
 }
+/* The variants a launcher compiles: all where FFT_ALL_VARIANTS, else those
+ * fft_c2c_default_variant picks for some size (the app asks for no other). */
+template <typename T> struct fft_c2c_compiled {
+    static constexpr bool has(int variant)
+    {
+#ifdef FFT_ALL_VARIANTS
+        (void)variant;
+        return true;
+#else
+        for (int n = FFT_C2C_MIN_REGISTER_N; n <= 4096; n *= 2)
+            if (fft_c2c_default_variant<T>(n) == variant)
+                return true;
+        return false;
+#endif
+    }
+};
 static inline const char *fft_c2c_variant_name(int variant)
 {
     switch (variant) {
@@ -943,7 +977,6 @@ static cudaError_t fft_c2c_launch_variant(const void *in, void *out, int n, int 
  * against 0.58x for the shared kernel; the radix-16 ones, one thread a
  * transform, at 0.5x. tw_d: the table in double (the radix-4 kernel takes
  * it), tw_t: the same in the kernel's precision. */
-#define FFT_C2C_MIN_REGISTER_N 16
 template <typename T>
 static cudaError_t fft_c2c_launch(const void *in, void *out, int n, int batch, const double2 *tw_d,
                                   const void *tw_t, int inverse, cudaStream_t stream, int variant = -1,
@@ -951,38 +984,15 @@ static cudaError_t fft_c2c_launch(const void *in, void *out, int n, int batch, c
 {
     if (n < FFT_C2C_MIN_REGISTER_N)
         return fft_c2c_launch_r4<T>(in, out, n, batch, tw_d, inverse, stream);
-#ifdef FFT_ALL_VARIANTS
+#ifndef FFT_ALL_VARIANTS
+    variant = -1;   /* only the defaults are compiled (fft_c2c_compiled) */
+#endif
     if (variant < 0)
         variant = fft_c2c_default_variant<T>(n);
-    switch (variant) {
-    case 0: return fft_c2c_launch_variant<T, 0>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
-    case 1: return fft_c2c_launch_variant<T, 1>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
-    case 2: return fft_c2c_launch_variant<T, 2>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
-    case 3: return fft_c2c_launch_variant<T, 3>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
-    case 4: return fft_c2c_launch_variant<T, 4>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
-    case 5: return fft_c2c_launch_variant<T, 5>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
-    case 6: return fft_c2c_launch_variant<T, 6>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
-    case 7: return fft_c2c_launch_variant<T, 7>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
-    case 8: return fft_c2c_launch_variant<T, 8>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
-    case 9: return fft_c2c_launch_variant<T, 9>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
-    case 10: return fft_c2c_launch_variant<T, 10>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
-    case 11: return fft_c2c_launch_variant<T, 11>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
-    case 12: return fft_c2c_launch_variant<T, 12>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
-    case 13: return fft_c2c_launch_variant<T, 13>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
-    case 14: return fft_c2c_launch_variant<T, 14>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
-    case 15: return fft_c2c_launch_variant<T, 15>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
-    case 16: return fft_c2c_launch_variant<T, 16>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
-    default: return cudaErrorInvalidValue;
-    }
-#else
-    (void)variant;
-    /* the defaults only (fft_c2c_default_variant's) */
-    switch (fft_c2c_default_variant<T>(n)) {
-    case 16: return fft_c2c_launch_variant<T, 16>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
-    case 15: return fft_c2c_launch_variant<T, 15>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
-    default: return fft_c2c_launch_variant<T, 14>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
-    }
-#endif
+    return fft_with_variant<FFT_C2C_VARIANTS, fft_c2c_compiled<T>>(variant, [&](auto v_tag) {
+        return fft_c2c_launch_variant<T, decltype(v_tag)::value>(in, out, n, batch, tw_t, inverse,
+                                                                 stream, tw_stride);
+    });
 }
 
 #endif

@@ -104,6 +104,29 @@ __host__ __device__ __forceinline__ C real_spectrum(const C *z, int k, int h, co
     return real_spectrum_of<T>(a, b, k == h ? tw[0] : tw[k], k == h);
 }
 
+/* R2C, DHT, DCT-II: out from Y_k, 0 <= k <= h: R2C's Y_k; DHT's h_k = Re Y_k
+ * - Im Y_k and DCT-II's out_k = Re(e^{-j pi k/(2N)} Y_k), and for 0 < k < h
+ * also their point N - k, where Y_{N-k} = conj Y_k. The one place these
+ * output formulas live (real_store and real_store_regs both put through it). */
+template <int KIND, typename T, typename C, typename W>
+__host__ __device__ __forceinline__ void real_put_spectrum(T *dst, int k, int h, C y, const W *qt)
+{
+    const int n = 2 * h;
+    const bool mirror = k != 0 && k != h;
+    if constexpr (KIND == RK_R2C) {
+        reinterpret_cast<C *>(dst)[k] = y;
+    } else if constexpr (KIND == RK_DHT) {
+        dst[k] = y.x - y.y;
+        if (mirror)
+            dst[n - k] = y.x + y.y;
+    } else {
+        static_assert(KIND == RK_DCT2, "the kinds with a spectrum out");
+        dst[k] = y.x * (T)qt[k].x - y.y * (T)qt[k].y;
+        if (mirror)
+            dst[n - k] = y.x * (T)qt[n - k].x + y.y * (T)qt[n - k].y;
+    }
+}
+
 /* The store: z (shared, h points, natural order, unscaled, slots as
  * real_slot<PAD>) -> one transform's output dst; threads tid, tid +
  * threads, ... of it. */
@@ -112,23 +135,9 @@ __host__ __device__ __forceinline__ void real_store(const C *z, T *dst, int h, c
                                            int tid, int threads)
 {
     const int n = 2 * h;
-    if (KIND == RK_R2C) {
-        C *y = reinterpret_cast<C *>(dst);
+    if constexpr (KIND == RK_R2C || KIND == RK_DHT || KIND == RK_DCT2) {
         for (int k = tid; k <= h; k += threads)
-            y[k] = real_spectrum<T, C, W, PAD>(z, k, h, tw);
-    } else if (KIND == RK_DHT) {
-        /* h_k = Re Y_k - Im Y_k; k > h: Y_k = conj Y_{N-k} */
-        for (int k = tid; k < n; k += threads) {
-            const C y = real_spectrum<T, C, W, PAD>(z, k <= h ? k : n - k, h, tw);
-            dst[k] = k <= h ? y.x - y.y : y.x + y.y;
-        }
-    } else if (KIND == RK_DCT2) {
-        /* out_k = Re(e^{-j pi k/(2N)} Y_k); k > h: Y_k = conj Y_{N-k} */
-        for (int k = tid; k < n; k += threads) {
-            const C y = real_spectrum<T, C, W, PAD>(z, k <= h ? k : n - k, h, tw);
-            const T yi = k <= h ? y.y : -y.y;
-            dst[k] = y.x * (T)qt[k].x - yi * (T)qt[k].y;
-        }
+            real_put_spectrum<KIND, T>(dst, k, h, real_spectrum<T, C, W, PAD>(z, k, h, tw), qt);
     } else if (KIND == RK_C2R) {
         /* x_{2i} + j x_{2i+1} = z_i / h */
         const T scale = (T)1 / (T)h;
@@ -273,8 +282,7 @@ template <int KIND, int R, int LAST_R, typename T, typename C>
 __device__ __forceinline__ void real_store_regs(const C *v, T *dst, int h, const C *tw, const C *qt,
                                                 int tid, int threads, bool live)
 {
-    const int n = 2 * h;
-    if (KIND == RK_C2R) {
+    if constexpr (KIND == RK_C2R) {
         const T scale = (T)1 / (T)h;
         C *x = reinterpret_cast<C *>(dst);
 #pragma unroll
@@ -285,7 +293,7 @@ __device__ __forceinline__ void real_store_regs(const C *v, T *dst, int h, const
             if (live)
                 x[tid + threads * j] = z;
         }
-    } else if (KIND == RK_DCT3) {
+    } else if constexpr (KIND == RK_DCT3) {
         /* reals 4i .. 4i + 3, i < h / 2: z_i.x, z_{h-1-i}.y, z_i.y, z_{h-1-i}.x (see
          * real_store; partner as real_load_dct2_quads) */
 #pragma unroll
@@ -307,29 +315,9 @@ __device__ __forceinline__ void real_store_regs(const C *v, T *dst, int h, const
             const int k = tid + threads * j;
             if (!live)
                 continue;
-            const C y = real_spectrum_of<T>(own, b, tw[k]);
-            if (KIND == RK_R2C) {
-                C *out = reinterpret_cast<C *>(dst);
-                out[k] = y;
-                if (k == 0)
-                    out[h] = real_spectrum_of<T>(own, own, tw[0], true);
-            } else if (KIND == RK_DHT) {
-                dst[k] = y.x - y.y;
-                if (k == 0) {
-                    const C yh = real_spectrum_of<T>(own, own, tw[0], true);
-                    dst[h] = yh.x - yh.y;
-                } else {
-                    dst[n - k] = y.x + y.y;
-                }
-            } else {   /* DCT-II */
-                dst[k] = y.x * (T)qt[k].x - y.y * (T)qt[k].y;
-                if (k == 0) {
-                    const C yh = real_spectrum_of<T>(own, own, tw[0], true);
-                    dst[h] = yh.x * (T)qt[h].x - yh.y * (T)qt[h].y;
-                } else {
-                    dst[n - k] = y.x * (T)qt[n - k].x + y.y * (T)qt[n - k].y;
-                }
-            }
+            real_put_spectrum<KIND, T>(dst, k, h, real_spectrum_of<T>(own, b, tw[k]), qt);
+            if (k == 0)   /* Y_h from Z_0 too */
+                real_put_spectrum<KIND, T>(dst, h, h, real_spectrum_of<T>(own, own, tw[0], true), qt);
         }
     }
 }
@@ -643,6 +631,22 @@ template <typename T> constexpr int fft_real_default_variant(int kind, int n)
         return kind != RK_C2R && n >= 1024 ? 8 : 9;
     return (kind == RK_C2R && n >= 256) || (kind == RK_DHT && n >= 1024) ? 8 : 9;
 }
+/* The register-path variants a launcher compiles: all where
+ * FFT_ALL_VARIANTS, else those fft_real_default_variant picks for some size. */
+template <typename T, int KIND> struct fft_real_compiled {
+    static constexpr bool has(int variant)
+    {
+#ifdef FFT_ALL_VARIANTS
+        (void)variant;
+        return true;
+#else
+        for (int n = 2 * FFT_REAL_MIN_REGISTER_H; n <= 4096; n *= 2)
+            if (fft_real_default_variant<T>(KIND, n) == variant)
+                return true;
+        return false;
+#endif
+    }
+};
 static inline const char *fft_real_variant_name(int variant)
 {
     switch (variant) {
@@ -709,38 +713,15 @@ static cudaError_t fft_real_launch_kind(const T *in, T *out, int n, int batch, c
         fft_real_shared<T, KIND><<<grid, block, smem, stream>>>(in, out, n, batch, tw_d, qt_d);
         return cudaGetLastError();
     }
-#ifdef FFT_ALL_VARIANTS
+#ifndef FFT_ALL_VARIANTS
+    variant = -1;   /* only the defaults are compiled (fft_real_compiled) */
+#endif
     if (variant < 0)
         variant = fft_real_default_variant<T>(KIND, n);
-    switch (variant) {
-    case 0: return fft_real_launch_variant<T, KIND, 0>(in, out, n, batch, tw_t, qt_t, stream);
-    case 1: return fft_real_launch_variant<T, KIND, 1>(in, out, n, batch, tw_t, qt_t, stream);
-    case 2: return fft_real_launch_variant<T, KIND, 2>(in, out, n, batch, tw_t, qt_t, stream);
-    case 3: return fft_real_launch_variant<T, KIND, 3>(in, out, n, batch, tw_t, qt_t, stream);
-    case 4: return fft_real_launch_variant<T, KIND, 4>(in, out, n, batch, tw_t, qt_t, stream);
-    case 5: return fft_real_launch_variant<T, KIND, 5>(in, out, n, batch, tw_t, qt_t, stream);
-    case 6: return fft_real_launch_variant<T, KIND, 6>(in, out, n, batch, tw_t, qt_t, stream);
-    case 7: return fft_real_launch_variant<T, KIND, 7>(in, out, n, batch, tw_t, qt_t, stream);
-    case 8: return fft_real_launch_variant<T, KIND, 8>(in, out, n, batch, tw_t, qt_t, stream);
-    case 9: return fft_real_launch_variant<T, KIND, 9>(in, out, n, batch, tw_t, qt_t, stream);
-    case 10: return fft_real_launch_variant<T, KIND, 10>(in, out, n, batch, tw_t, qt_t, stream);
-    default: return cudaErrorInvalidValue;
-    }
-#else
-    (void)variant;
-    /* the defaults only (fft_real_default_variant's) */
-    switch (fft_real_default_variant<T>(KIND, n)) {
-    case 2:
-        if constexpr (KIND != RK_C2R && KIND != RK_DCT3)
-            return fft_real_launch_variant<T, KIND, 2>(in, out, n, batch, tw_t, qt_t, stream);
-        return cudaErrorInvalidValue;   /* not reached */
-    case 8:
-        if constexpr (sizeof(T) == sizeof(float) ? KIND != RK_C2R : KIND == RK_C2R || KIND == RK_DHT)
-            return fft_real_launch_variant<T, KIND, 8>(in, out, n, batch, tw_t, qt_t, stream);
-        return cudaErrorInvalidValue;   /* not reached */
-    default: return fft_real_launch_variant<T, KIND, 9>(in, out, n, batch, tw_t, qt_t, stream);
-    }
-#endif
+    return fft_with_variant<FFT_REAL_VARIANTS, fft_real_compiled<T, KIND>>(variant, [&](auto v_tag) {
+        return fft_real_launch_variant<T, KIND, decltype(v_tag)::value>(in, out, n, batch, tw_t, qt_t,
+                                                                        stream);
+    });
 }
 
 /* Any real kind (RK_*); variant -1: the default. */
