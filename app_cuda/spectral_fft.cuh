@@ -396,7 +396,7 @@ __device__ __forceinline__ void fft_stage_load(const C *in, C *sh, int n, int lo
 
 /* Whether both ends allow the 16-byte vectors (cudaMalloc's are; a caller's
  * offset into one may not be). */
-static inline bool fft_stage_aligned(const void *in, const void *out)
+__host__ __device__ inline bool fft_stage_aligned(const void *in, const void *out)
 {
     return ((uintptr_t)in | (uintptr_t)out) % 16 == 0;
 }

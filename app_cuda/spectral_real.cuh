@@ -325,10 +325,11 @@ __device__ __forceinline__ void real_store_regs(const C *v, T *dst, int h, const
 /* ---- short transforms (h < FFT_REAL_MIN_REGISTER_H, a variant): one
  * thread a transform, all h points in its registers. The block copies its
  * transforms' inputs to shared memory and the outputs back in whole
- * contiguous runs (coalesced: a thread alone would read one transform's
- * few bytes, spread over many sectors per warp instruction); each thread's
- * slice is an odd number of complex words (so a warp's complex accesses at
- * one offset meet no bank twice). ---- */
+ * contiguous runs of 16-byte vectors (coalesced: a thread alone would read
+ * one transform's few bytes, spread over many sectors per warp
+ * instruction); each thread's slice is an odd number of complex words (so
+ * a warp's complex accesses at one offset meet no bank twice) and holds its
+ * input, then its output: the spectrum stays in registers between. ---- */
 
 /* The H-point DFT in registers (H = 2, 4, 8, 16), natural order. */
 template <int H, typename C, typename T> __device__ __forceinline__ void dft_small(C *v, int sign)
@@ -343,7 +344,7 @@ template <int H, typename C, typename T> __device__ __forceinline__ void dft_sma
         dft16<C, T>(v, sign);
 }
 
-/* Reals each thread's slice of the staging buffers holds: the longer of
+/* Reals each thread's slice of the staging buffer holds: the longer of
  * input and output, rounded up to an odd number of complex words. */
 __host__ __device__ constexpr int real_small_stride(int kind, int n)
 {
@@ -351,8 +352,59 @@ __host__ __device__ constexpr int real_small_stride(int kind, int n)
                                                                    : real_out_reals(kind, n)) / 4 * 2 + 1);
 }
 
-/* blockDim.x transforms a block; shared: 2 blockDim.x real_small_stride
- * reals (inputs, then outputs). tw, qt in T's precision. */
+/* Copy count reals between global memory (contiguous; 16-byte aligned
+ * where vec) and the slices (STRIDE reals apart, LEN of each used), all
+ * threads of the block: 16-byte vectors, four a thread in flight, then
+ * the few reals left over. */
+template <bool TO_SHARED, int LEN, int STRIDE, typename T>
+__device__ __forceinline__ void real_small_copy(T *global, T *slices, int count, bool vec)
+{
+    typedef typename stage_vec<typename cpx_of<T>::type>::type V;
+    constexpr int K = sizeof(V) / sizeof(T), UNROLL = 4;
+    const int vectors = vec ? count / K : 0;
+    V *global_v = reinterpret_cast<V *>(global);
+    for (int u0 = threadIdx.x; u0 < vectors; u0 += UNROLL * blockDim.x) {
+        V v[UNROLL];
+        /* the loads first, all four, then the stores */
+#pragma unroll
+        for (int j = 0; j < UNROLL; j++) {
+            const int u = u0 + j * blockDim.x;
+            T *c = reinterpret_cast<T *>(&v[j]);
+            if (u >= vectors)
+                break;
+            if (TO_SHARED) {
+                v[j] = global_v[u];
+            } else {
+#pragma unroll
+                for (int k = 0; k < K; k++)
+                    c[k] = slices[((u * K + k) / LEN) * STRIDE + (u * K + k) % LEN];
+            }
+        }
+#pragma unroll
+        for (int j = 0; j < UNROLL; j++) {
+            const int u = u0 + j * blockDim.x;
+            const T *c = reinterpret_cast<const T *>(&v[j]);
+            if (u >= vectors)
+                break;
+            if (!TO_SHARED) {
+                global_v[u] = v[j];
+            } else {
+#pragma unroll
+                for (int k = 0; k < K; k++)
+                    slices[((u * K + k) / LEN) * STRIDE + (u * K + k) % LEN] = c[k];
+            }
+        }
+    }
+    for (int e = vectors * K + threadIdx.x; e < count; e += blockDim.x) {
+        if (TO_SHARED)
+            slices[(e / LEN) * STRIDE + e % LEN] = global[e];
+        else
+            global[e] = slices[(e / LEN) * STRIDE + e % LEN];
+    }
+}
+
+/* blockDim.x transforms a block; shared: blockDim.x real_small_stride
+ * reals. tw, qt in T's precision. */
 template <typename T, int KIND, int H>
 __global__ void __launch_bounds__(128)
 fft_real_small(const T *in, T *out, int batch, const typename cpx_of<T>::type *tw,
@@ -362,30 +414,24 @@ fft_real_small(const T *in, T *out, int batch, const typename cpx_of<T>::type *t
     constexpr int N = 2 * H, NI = real_in_reals(KIND, N), NO = real_out_reals(KIND, N);
     constexpr int S = real_small_stride(KIND, N);
     extern __shared__ unsigned char smem_raw[];
-    T *const stage_in = reinterpret_cast<T *>(smem_raw), *const stage_out = stage_in + blockDim.x * S;
+    T *const stage = reinterpret_cast<T *>(smem_raw);
     const int t0 = blockIdx.x * blockDim.x, here = min((int)blockDim.x, batch - t0);
-    const T *src = in + (size_t)t0 * NI;
-    for (int e = threadIdx.x; e < here * NI; e += blockDim.x)
-        stage_in[(e / NI) * S + e % NI] = src[e];
+    /* whole blocks start 16-byte aligned when the arrays do (NI, NO even) */
+    const bool vec = fft_stage_aligned(in, out);
+    real_small_copy<true, NI, S>(const_cast<T *>(in) + (size_t)t0 * NI, stage, here * NI, vec);
     __syncthreads();
     if ((int)threadIdx.x < here) {
-        T *mine_in = stage_in + threadIdx.x * S, *mine_out = stage_out + threadIdx.x * S;
+        T *mine = stage + threadIdx.x * S;
         C v[H];
 #pragma unroll
         for (int i = 0; i < H; i++)
-            v[i] = real_load_z<KIND, T, C, C>(mine_in, i, H, tw, qt);
+            v[i] = real_load_z<KIND, T, C, C>(mine, i, H, tw, qt);
         dft_small<H, C, T>(v, real_kind_sign(KIND));
-        /* Z to the (spent) input slice, then the kind's post-processing from it */
-        C *z = reinterpret_cast<C *>(mine_in);
-#pragma unroll
-        for (int i = 0; i < H; i++)
-            z[i] = v[i];
-        real_store<KIND, T, C, C>(z, mine_out, H, tw, qt, 0, 1);
+        /* the post-processing from the registers, over the spent input */
+        real_store<KIND, T, C, C>(v, mine, H, tw, qt, 0, 1);
     }
     __syncthreads();
-    T *dst = out + (size_t)t0 * NO;
-    for (int e = threadIdx.x; e < here * NO; e += blockDim.x)
-        dst[e] = stage_out[(e / NO) * S + e % NO];
+    real_small_copy<false, NO, S>(out + (size_t)t0 * NO, stage, here * NO, vec);
 }
 
 /* Launch fft_real_small for h = n / 2 < FFT_REAL_MIN_REGISTER_H. */
@@ -396,7 +442,7 @@ static cudaError_t fft_real_launch_small(const T *in, T *out, int n, int batch, 
 {
     typedef typename cpx_of<T>::type C;
     const int threads = FFT_REAL_SMALL_THREADS;
-    const size_t smem = (size_t)2 * threads * real_small_stride(KIND, n) * sizeof(T);
+    const size_t smem = (size_t)threads * real_small_stride(KIND, n) * sizeof(T);
     dim3 block(threads), grid((batch + threads - 1) / threads);
     const C *tw = (const C *)tw_t, *qt = (const C *)qt_t;
     const auto launch = [&](auto kernel) {
