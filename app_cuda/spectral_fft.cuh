@@ -209,6 +209,41 @@ template <typename C, typename T> __device__ __forceinline__ void dft8_natural(C
     x[0] = y0; x[4] = y1; x[1] = y2; x[5] = y3; x[2] = y4; x[6] = y5; x[3] = y6; x[7] = y7;
 }
 
+/* 32 = 2 x 16 (decimation in time), natural order in and out:
+ * X[k] = E[k] + w32^k O[k], X[k + 16] = E[k] - w32^k O[k], E and O the
+ * 16-point DFTs of the even and odd points. */
+template <typename C, typename T> __device__ __forceinline__ void dft32(C *x, int sign)
+{
+    /* cos(pi m / 16), m = 0 .. 8 */
+    constexpr double c[9] = {1.0,
+                             0.98078528040323044912618223613424,
+                             0.92387953251128675612818318939679,
+                             0.83146961230254523707878837761791,
+                             0.70710678118654752440084436210485,
+                             0.55557023301960222474283081394853,
+                             0.38268343236508977172845998403040,
+                             0.19509032201612826784828486847702,
+                             0.0};
+    C e[16], o[16];
+#pragma unroll
+    for (int m = 0; m < 16; m++) {
+        e[m] = x[2 * m];
+        o[m] = x[2 * m + 1];
+    }
+    dft16<C, T>(e, sign);
+    dft16<C, T>(o, sign);
+#pragma unroll
+    for (int k = 0; k < 16; k++) {
+        /* w32^k = cos(2 pi k / 32) + sign j sin(2 pi k / 32) */
+        const T wr = (T)(k <= 8 ? c[k] : -c[16 - k]), wi = (T)(sign * (k <= 8 ? c[8 - k] : c[k - 8]));
+        const C t = k == 0 ? o[0] : cmul<C, T>(o[k], wr, wi);
+        x[k].x = e[k].x + t.x;
+        x[k].y = e[k].y + t.y;
+        x[k + 16].x = e[k].x - t.x;
+        x[k + 16].y = e[k].y - t.y;
+    }
+}
+
 #ifndef FFT_MIN_BLOCKS
 #define FFT_MIN_BLOCKS 2   /* H200, f64: 1 -> 0.58-0.74x cuFFT, 2 -> 0.63-0.80x, 3 -> 0.48-0.60x */
 #endif

@@ -65,8 +65,11 @@ static int kind_variants(int kind, int n)
 {
     if (kind == K_C2C)
         return n >= FFT_C2C_MIN_REGISTER_N ? FFT_C2C_VARIANTS : 1;
-    /* below: the short-transform kernel and the shared path */
-    return n >= 2 * FFT_REAL_MIN_REGISTER_H ? FFT_REAL_VARIANTS : FFT_REAL_SHARED_VARIANT + 1;
+    /* below: the short-transform kernel and the shared path; at its
+     * longest the short-transform kernel after the register path's */
+    if (n < 2 * FFT_REAL_MIN_REGISTER_H)
+        return FFT_REAL_SHARED_VARIANT + 1;
+    return n <= 2 * FFT_REAL_SMALL_MAX_H ? FFT_REAL_VARIANTS + 1 : FFT_REAL_VARIANTS;
 }
 static const char *kind_variant_name(int kind, int n, int variant)
 {
@@ -74,7 +77,7 @@ static const char *kind_variant_name(int kind, int n, int variant)
         return n < FFT_C2C_MIN_REGISTER_N ? "r4 shared" : fft_c2c_variant_name(variant);
     if (n < 2 * FFT_REAL_MIN_REGISTER_H)
         return variant == FFT_REAL_SHARED_VARIANT ? "fused, shared" : "one thread a transform";
-    return fft_real_variant_name(variant);
+    return variant == FFT_REAL_SMALL_VARIANT ? "one thread a transform" : fft_real_variant_name(variant);
 }
 static int out_reals(int kind, int n) { return kind == K_C2C ? 2 * n : real_out_reals(kind, n); }
 

@@ -331,7 +331,7 @@ __device__ __forceinline__ void real_store_regs(const C *v, T *dst, int h, const
  * a warp's complex accesses at one offset meet no bank twice) and holds its
  * input, then its output: the spectrum stays in registers between. ---- */
 
-/* The H-point DFT in registers (H = 2, 4, 8, 16), natural order. */
+/* The H-point DFT in registers (H = 2, 4, 8, 16, 32), natural order. */
 template <int H, typename C, typename T> __device__ __forceinline__ void dft_small(C *v, int sign)
 {
     if constexpr (H == 2)
@@ -340,8 +340,10 @@ template <int H, typename C, typename T> __device__ __forceinline__ void dft_sma
         dft4<C, T>(v[0], v[1], v[2], v[3], sign);
     else if constexpr (H == 8)
         dft8_natural<C, T>(v, sign);
-    else
+    else if constexpr (H == 16)
         dft16<C, T>(v, sign);
+    else
+        dft32<C, T>(v, sign);
 }
 
 /* Reals each thread's slice of the staging buffer holds: the longer of
@@ -434,9 +436,12 @@ fft_real_small(const T *in, T *out, int batch, const typename cpx_of<T>::type *t
     real_small_copy<false, NO, S>(out + (size_t)t0 * NO, stage, here * NO, vec);
 }
 
-/* Launch fft_real_small for h = n / 2 < FFT_REAL_MIN_REGISTER_H. */
+/* Launch fft_real_small for h = n / 2 < FFT_REAL_MIN_REGISTER_H, and for h
+ * = FFT_REAL_SMALL_MAX_H where WITH_LONGEST (there the register path runs
+ * too: a variant). */
 #define FFT_REAL_SMALL_THREADS 64
-template <typename T, int KIND>
+#define FFT_REAL_SMALL_MAX_H 32
+template <typename T, int KIND, bool WITH_LONGEST = false>
 static cudaError_t fft_real_launch_small(const T *in, T *out, int n, int batch, const void *tw_t,
                                          const void *qt_t, cudaStream_t stream)
 {
@@ -453,6 +458,10 @@ static cudaError_t fft_real_launch_small(const T *in, T *out, int n, int batch, 
     case 8: return launch(fft_real_small<T, KIND, 4>);
     case 16: return launch(fft_real_small<T, KIND, 8>);
     case 32: return launch(fft_real_small<T, KIND, 16>);
+    case 2 * FFT_REAL_SMALL_MAX_H:
+        if constexpr (WITH_LONGEST)
+            return launch(fft_real_small<T, KIND, FFT_REAL_SMALL_MAX_H>);
+        return cudaErrorInvalidValue;
     default: return cudaErrorInvalidValue;
     }
 }
@@ -669,6 +678,9 @@ static cudaError_t fft_real_launch_radix(const T *in, T *out, int n, int batch, 
 /* Below it the variants are two: the short-transform kernel
  * (fft_real_small, the default: 0) and the shared path (this one). */
 #define FFT_REAL_SHARED_VARIANT 1
+/* At h = FFT_REAL_SMALL_MAX_H the short-transform kernel is one more
+ * variant after the register path's. */
+#define FFT_REAL_SMALL_VARIANT FFT_REAL_VARIANTS
 template <typename T> constexpr int fft_real_default_variant(int kind, int n)
 {
     if (n < FFT_REAL_SHORT_N)
@@ -764,6 +776,11 @@ static cudaError_t fft_real_launch_kind(const T *in, T *out, int n, int batch, c
 #endif
     if (variant < 0)
         variant = fft_real_default_variant<T>(KIND, n);
+    if (variant == FFT_REAL_SMALL_VARIANT)
+        return h <= FFT_REAL_SMALL_MAX_H
+                   ? fft_real_launch_small<T, KIND, fft_real_compiled<T, KIND>::has(FFT_REAL_SMALL_VARIANT)>(
+                         in, out, n, batch, tw_t, qt_t, stream)
+                   : cudaErrorInvalidValue;
     return fft_with_variant<FFT_REAL_VARIANTS, fft_real_compiled<T, KIND>>(variant, [&](auto v_tag) {
         return fft_real_launch_variant<T, KIND, decltype(v_tag)::value>(in, out, n, batch, tw_t, qt_t,
                                                                         stream);
