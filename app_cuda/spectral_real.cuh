@@ -121,9 +121,11 @@ __host__ __device__ __forceinline__ void real_put_spectrum(T *dst, int k, int h,
             dst[n - k] = y.x + y.y;
     } else {
         static_assert(KIND == RK_DCT2, "the kinds with a spectrum out");
-        dst[k] = y.x * (T)qt[k].x - y.y * (T)qt[k].y;
+        /* one table load for both: e^{-j pi (N-k)/(2N)} = -j conj(q_k) = (-Im q_k, -Re q_k) */
+        const T qr = (T)qt[k].x, qi = (T)qt[k].y;
+        dst[k] = y.x * qr - y.y * qi;
         if (mirror)
-            dst[n - k] = y.x * (T)qt[n - k].x + y.y * (T)qt[n - k].y;
+            dst[n - k] = -(y.x * qi + y.y * qr);
     }
 }
 
@@ -664,9 +666,13 @@ static cudaError_t fft_real_launch_radix(const T *in, T *out, int n, int batch, 
  * it). */
 #define FFT_REAL_VARIANTS 11
 /* The defaults, fastest side by side on an H200 (bench/RESULTS.md,
- * 2026-11-23, sixth session): below FFT_REAL_SHORT_N radix 8 as 2 (R2C,
+ * 2026-11-23, sixth session; N = 64, seventh): below FFT_REAL_SHORT_N
+ * one thread a transform (fft_real_small, FFT_REAL_SMALL_VARIANT) in
+ * single precision, 57-68% of copy against 34-55% for the register path
+ * (C2R: 63% against variant 9's 74%), and in double radix 8 as 2 (R2C,
  * DCT-II, DHT: a 64-point transform is 4 threads, too few to gain from
- * the shuffles) or 9 (C2R, DCT-III); from there the size compiled in and
+ * the shuffles; one thread a transform within 4% there, 66% against 77%
+ * for R2C) or 9 (C2R, DCT-III); from there the size compiled in and
  * the store from registers, radix 8 (9) or radix 16 (8) where a transform
  * of radix 8 would span more than a warp and radix 16 fits one (N = 1024
  * in single precision) or simply ran faster (C2R from N = 256 and DHT
@@ -683,8 +689,12 @@ static cudaError_t fft_real_launch_radix(const T *in, T *out, int n, int batch, 
 #define FFT_REAL_SMALL_VARIANT FFT_REAL_VARIANTS
 template <typename T> constexpr int fft_real_default_variant(int kind, int n)
 {
-    if (n < FFT_REAL_SHORT_N)
+    if (n < FFT_REAL_SHORT_N) {
+        /* N = 64: one thread a transform in single precision (C2R aside) */
+        if (sizeof(T) == sizeof(float) && kind != RK_C2R)
+            return FFT_REAL_SMALL_VARIANT;
         return kind == RK_C2R || kind == RK_DCT3 ? 9 : 2;
+    }
     if (sizeof(T) == sizeof(float))
         return kind != RK_C2R && n >= 1024 ? 8 : 9;
     return (kind == RK_C2R && n >= 256) || (kind == RK_DHT && n >= 1024) ? 8 : 9;
