@@ -784,64 +784,6 @@ template <int LO, int HI, typename Go> static cudaError_t fft_with_size(int n, G
     }
 }
 
-/* N = 1024 as 32 x 32 (a variant): a transform is one warp, each thread
- * a 32-point DFT (dft32) in each of two passes, one trip through shared
- * memory between them and warp barriers only (the radix-16 kernels take
- * three passes, two trips, and 64 threads a transform). Pass 1: thread p
- * takes points p + 32 r, twiddles w1024^(p r); pass 2: thread q takes
- * points 32 r + q of that and writes output q + 32 r. blockDim.y
- * transforms a block, 32 x 33 complex a transform. */
-template <typename T, int MINB, int SIGN>
-__global__ void __launch_bounds__(256, MINB)
-fft_c2c_r32x32(const typename cpx_of<T>::type *in, typename cpx_of<T>::type *out, int batch,
-               const typename cpx_of<T>::type *tw, int tw_stride)
-{
-    typedef typename cpx_of<T>::type C;
-    constexpr int N = 1024;
-    extern __shared__ unsigned char smem_raw[];
-    C *sh = reinterpret_cast<C *>(smem_raw) + (size_t)threadIdx.y * (N + N / 32);
-    const int t = blockIdx.x * blockDim.y + threadIdx.y, tid = threadIdx.x;
-    const bool live = t < batch;
-    const C *src = in + (size_t)(live ? t : 0) * N;
-    C *dst = out + (size_t)(live ? t : 0) * N;
-    C v[32];
-#pragma unroll
-    for (int r = 0; r < 32; r++)
-        v[r] = live ? src[tid + 32 * r] : C();
-    dft32<C, T>(v, SIGN);
-    /* v[r] *= w^(tid r): w^r for r < 16 as twiddle16's rows, then the
-     * upper half times w^16 first */
-    const int base = tid * tw_stride;
-    twiddle16_rows<C, T>(v, tw, base, SIGN);
-    C w16 = tw[16 * base];
-    if (SIGN > 0)
-        w16.y = -w16.y;
-#pragma unroll
-    for (int r = 16; r < 32; r++)
-        v[r] = cmul<C, T>(v[r], w16.x, w16.y);
-    twiddle16_rows<C, T>(v + 16, tw, base, SIGN);   /* (leaves v[16] at w^16) */
-#pragma unroll
-    for (int r = 0; r < 32; r++)
-        sh[fft_slot<32>(32 * tid + r)] = v[r];
-    __syncwarp();
-#pragma unroll
-    for (int r = 0; r < 32; r++)
-        v[r] = sh[fft_slot<32>(tid + 32 * r)];
-    dft32<C, T>(v, SIGN);
-    if (!live)
-        return;
-    const T scale = SIGN > 0 ? (T)1 / (T)N : (T)1;
-#pragma unroll
-    for (int r = 0; r < 32; r++) {
-        C x = v[r];
-        if (SIGN > 0) {
-            x.x *= scale;
-            x.y *= scale;
-        }
-        dst[tid + 32 * r] = x;
-    }
-}
-
 /* go(std::integral_constant<int, V>) for V == variant, 0 <= V < COUNT:
  * the variant as a template argument. Only the V that Compiled::has(V)
  * admits are compiled (every one in a file that defines FFT_ALL_VARIANTS,
@@ -953,26 +895,6 @@ static cudaError_t fft_c2c_launch_r16(const void *in, void *out, int n, int batc
     });
 }
 
-/* The 32 x 32 kernel for n = 1024 (blocks of about TPB threads, MINB an
- * SM); any other n as variant 14 (see fft_c2c_launch_variant). */
-template <typename T, int MINB, int TPB>
-static cudaError_t fft_c2c_launch_r32(const void *in, void *out, int n, int batch, const void *tw_t,
-                                      int inverse, cudaStream_t stream, int tw_stride = 1)
-{
-    typedef typename cpx_of<T>::type C;
-    constexpr int minb4 = sizeof(T) == 4 ? 4 : 2;
-    if (n != 1024)
-        return fft_c2c_launch_r16<T, 3, minb4, true, false, 64, true>(in, out, n, batch, tw_t, inverse,
-                                                                      stream, tw_stride);
-    const int ty = fft_transforms_per_block(32, TPB);
-    const size_t smem = (size_t)ty * fft_padded_len(n, 32) * sizeof(C);
-    dim3 block(32, ty), grid((batch + ty - 1) / ty);
-    const C *i = (const C *)in, *tw = (const C *)tw_t;
-    C *o = (C *)out;
-    return inverse ? fft_launch(fft_c2c_r32x32<T, MINB, 1>, grid, block, smem, stream, i, o, batch, tw, tw_stride)
-                   : fft_launch(fft_c2c_r32x32<T, MINB, -1>, grid, block, smem, stream, i, o, batch, tw, tw_stride);
-}
-
 /* The C2C variants the bench compares (FFT_C2C_VARIANTS of them). The
  * defaults, per precision and length, ran fastest side by side on an H200
  * (bench/RESULTS.md, 2026-11-23, sixth session), all with the size
@@ -998,7 +920,7 @@ static cudaError_t fft_c2c_launch_r32(const void *in, void *out, int n, int batc
  * device check) compiles them all; elsewhere the launcher compiles and
  * runs the defaults whatever variant is asked, which keeps the app's build
  * time and size down. */
-#define FFT_C2C_VARIANTS 19
+#define FFT_C2C_VARIANTS 17
 #define FFT_C2C_MIN_REGISTER_N 16   /* below: the radix-4 shared kernel */
 #define FFT_C2C_STAGED_N 32   /* below: the staged default */
 #define FFT_C2C_SHORT_N 128   /* below: the short default */
@@ -1045,8 +967,6 @@ static inline const char *fft_c2c_variant_name(int variant)
     case 14: return "as 12, size compiled in";
     case 15: return "as 13, size compiled in";
     case 16: return "as 8, size compiled in";
-    case 17: return "32 x 32 at 1024 (else 14), 2 blk";
-    case 18: return "32 x 32 at 1024 (else 14), 1 blk";
     default: return "?";
     }
 }
@@ -1063,7 +983,7 @@ static cudaError_t fft_c2c_launch_variant(const void *in, void *out, int n, int 
     if constexpr (V == num)                                                                       \
         return launcher<T, __VA_ARGS__>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
     /* V, launcher, its template arguments after T: r16 TW, MINB, WARP_SYNC,
-     * STAGE, TPB; r8 MINB, WARP_SYNC, STAGE, TPB; r32 MINB, TPB */
+     * STAGE, TPB; r8 MINB, WARP_SYNC, STAGE, TPB */
     ORR_VARIANT(1, fft_c2c_launch_r16, 1, base, false)
     ORR_VARIANT(2, fft_c2c_launch_r16, 2, base, false)
     ORR_VARIANT(3, fft_c2c_launch_r16, 2, base, true)
@@ -1080,8 +1000,6 @@ static cudaError_t fft_c2c_launch_variant(const void *in, void *out, int n, int 
     ORR_VARIANT(14, fft_c2c_launch_r16, 3, minb4, true, false, 64, true)
     ORR_VARIANT(15, fft_c2c_launch_r8, 2, true, false, 64, true)
     ORR_VARIANT(16, fft_c2c_launch_r8, 2, true, true, 256, true)
-    ORR_VARIANT(17, fft_c2c_launch_r32, 2, 64)
-    ORR_VARIANT(18, fft_c2c_launch_r32, 1, 64)
     ORR_VARIANT(0, fft_c2c_launch_r16, 0, base, false)
 #undef ORR_VARIANT
     static_assert(V >= 0 && V < FFT_C2C_VARIANTS, "C2C variants are 0 .. FFT_C2C_VARIANTS - 1");
