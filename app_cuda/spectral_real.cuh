@@ -20,6 +20,51 @@ __host__ __device__ constexpr int real_kind_sign(int kind)
     return kind == RK_C2R || kind == RK_DCT3 ? 1 : -1;
 }
 
+/* C2R and DCT-III: what z_i takes from the input at i (0 <= i <= h):
+ * C2R's Y_i; DCT-III's x_i and x_{N-i} (x_N = 0). z_i needs it at i and at
+ * h - i (real_z_of_pair). */
+template <int KIND, typename T, typename C>
+__host__ __device__ __forceinline__ C real_pair_input(const T *src, int i, int h)
+{
+    if constexpr (KIND == RK_C2R) {
+        return reinterpret_cast<const C *>(src)[i];
+    } else {
+        C a;
+        a.x = src[i];
+        a.y = i == 0 ? (T)0 : src[2 * h - i];
+        return a;
+    }
+}
+
+/* C2R (and DCT-III through its spectrum) z_i from in_i and in_{h-i} of
+ * real_pair_input: Y_k, Y_{h-k} -> E_k = (Y_k + conj Y_{h-k}) / 2, O_k =
+ * W^{-k} (Y_k - conj Y_{h-k}) / 2, z_k = E_k + j O_k; DCT-III's Y_k =
+ * e^{+j pi k/(2N)} (y_k - j y_{N-k}) for k = i and h - i. */
+template <int KIND, typename T, typename C, typename W>
+__host__ __device__ __forceinline__ C real_z_of_pair(C in_i, C in_hmi, int i, int h, const W *tw, const W *qt)
+{
+    C a, b;
+    if constexpr (KIND == RK_C2R) {
+        a = in_i;
+        b = in_hmi;
+    } else {
+        const int k2 = h - i;
+        const T cr0 = (T)qt[i].x, ci0 = (T)-qt[i].y, cr1 = (T)qt[k2].x, ci1 = (T)-qt[k2].y;
+        a.x = in_i.x * cr0 + in_i.y * ci0;
+        a.y = in_i.x * ci0 - in_i.y * cr0;
+        b.x = in_hmi.x * cr1 + in_hmi.y * ci1;
+        b.y = in_hmi.x * ci1 - in_hmi.y * cr1;
+    }
+    const T er = (T)0.5 * (a.x + b.x), ei = (T)0.5 * (a.y - b.y);
+    const T dr = (T)0.5 * (a.x - b.x), di = (T)0.5 * (a.y + b.y);
+    const T wr = (T)tw[i].x, wi = (T)-tw[i].y;   /* W^{-k} */
+    const T or_ = dr * wr - di * wi, oi = dr * wi + di * wr;
+    C z;
+    z.x = er - oi;
+    z.y = ei + or_;
+    return z;
+}
+
 /* z_i, i < h = N/2: the input of the inner complex FFT, computed from one
  * transform's input src (reals, or complex for C2R). tw: e^{-2 pi j k / N}
  * (k < N), qt: e^{-j pi k / (2N)} (k < N), as W (double2 or float2). */
@@ -41,31 +86,8 @@ __host__ __device__ __forceinline__ C real_load_z(const T *src, int i, int h, co
             z.y = src[2 * n - 4 * i - 3];
         }
     } else {
-        /* C2R (and DCT-III through its spectrum): Y_k, Y_{h-k} ->
-         * E_k = (Y_k + conj Y_{h-k}) / 2, O_k = W^{-k} (Y_k - conj Y_{h-k}) / 2,
-         * z_k = E_k + j O_k */
-        C a, b;
-        if (KIND == RK_C2R) {
-            const C *y = reinterpret_cast<const C *>(src);
-            a = y[i];
-            b = y[h - i];
-        } else {
-            /* DCT-III: Y_k = e^{+j pi k/(2N)} (y_k - j y_{N-k}), y_N = 0, for k = i and h - i */
-            const int k2 = h - i;
-            const T a0 = src[i], b0 = i == 0 ? (T)0 : src[n - i];
-            const T a1 = src[k2], b1 = src[n - k2];   /* k2 >= 1 */
-            const T cr0 = (T)qt[i].x, ci0 = (T)-qt[i].y, cr1 = (T)qt[k2].x, ci1 = (T)-qt[k2].y;
-            a.x = a0 * cr0 + b0 * ci0;
-            a.y = a0 * ci0 - b0 * cr0;
-            b.x = a1 * cr1 + b1 * ci1;
-            b.y = a1 * ci1 - b1 * cr1;
-        }
-        const T er = (T)0.5 * (a.x + b.x), ei = (T)0.5 * (a.y - b.y);
-        const T dr = (T)0.5 * (a.x - b.x), di = (T)0.5 * (a.y + b.y);
-        const T wr = (T)tw[i].x, wi = (T)-tw[i].y;   /* W^{-k} */
-        const T or_ = dr * wr - di * wi, oi = dr * wi + di * wr;
-        z.x = er - oi;
-        z.y = ei + or_;
+        z = real_z_of_pair<KIND, T, C, W>(real_pair_input<KIND, T, C>(src, i, h),
+                                          real_pair_input<KIND, T, C>(src, h - i, h), i, h, tw, qt);
     }
     return z;
 }
@@ -275,6 +297,36 @@ __device__ __forceinline__ void real_load_dct2_quads(const T *src, C *v, int tid
 #pragma unroll
     for (int r = R / 2; r < R; r++)
         v[r] = shfl_c(mirror[R - 1 - r], threads - 1 - tid, threads);
+}
+
+/* C2R's and DCT-III's first-pass input, threads = h / R in one warp: z_i
+ * for i = tid + threads r into v[r]. Each thread reads real_pair_input at
+ * its own points only and takes the partners' (at h - i) through
+ * shuffles, so the input is read once instead of twice: point h - i lies
+ * with lane (threads - tid) mod threads at R - 1 - r, lane 0's own at (R -
+ * r) mod R, and h itself (i = 0) with nobody: lane 0 reads it. */
+template <int KIND, int R, typename T, typename C>
+__device__ __forceinline__ void real_load_pairs(const T *src, C *v, int h, const C *tw, const C *qt, int tid,
+                                                int threads, bool live)
+{
+    C in[R];
+#pragma unroll
+    for (int r = 0; r < R; r++) {
+        in[r].x = in[r].y = (T)0;
+        if (live)
+            in[r] = real_pair_input<KIND, T, C>(src, tid + threads * r, h);
+    }
+    const int lane = (threads - tid) & (threads - 1);
+#pragma unroll
+    for (int r = 0; r < R; r++) {
+        const C send = tid == 0 ? in[(R - r) % R] : in[R - 1 - r];
+        C partner = shfl_c(send, lane, threads);
+        if (r == 0 && tid == 0 && live)
+            partner = real_pair_input<KIND, T, C>(src, h, h);
+        v[r].x = v[r].y = (T)0;
+        if (live)
+            v[r] = real_z_of_pair<KIND, T, C, C>(in[r], partner, tid + threads * r, h, tw, qt);
+    }
 }
 
 /* The store from registers (layout as real_reg). Every thread of the warp
@@ -507,6 +559,8 @@ fft_real_radix(const T *in, T *out, int n_arg, int batch, const typename cpx_of<
         const bool first = pass == 0;
         if (REG && KIND == RK_DCT2 && first) {
             real_load_dct2_quads<R>(src, v, tid, threads, live);
+        } else if (REG && WARP && (KIND == RK_C2R || KIND == RK_DCT3) && first) {
+            real_load_pairs<KIND, R>(src, v, h, tw, qt, tid, threads, live);
         } else {
 #pragma unroll
             for (int r = 0; r < R; r++) {
