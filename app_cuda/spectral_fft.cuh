@@ -824,7 +824,7 @@ static cudaError_t fft_c2c_launch_r8(const void *in, void *out, int n, int batch
     const int sign = inverse ? 1 : -1;
     const C *i = (const C *)in;
     C *o = (C *)out;
-    if constexpr (FIXED)
+    if constexpr (FIXED) {
         return fft_with_size<16, 4096>(n, [&](auto n_tag) {
             constexpr int NN = decltype(n_tag)::value;
             constexpr bool W = WARP_SYNC && NN / 8 <= 32;
@@ -834,17 +834,19 @@ static cudaError_t fft_c2c_launch_r8(const void *in, void *out, int n, int batch
                            : fft_launch(fft_c2c_r8<T, LR, MINB, W, STAGE, NN, -1>, grid, block, smem,
                                         stream, i, o, n, batch, tw, sign, tw_stride);
         });
-    return fft_with_barrier<WARP_SYNC>(warp, [&](auto warp_tag) {
-        constexpr bool W = decltype(warp_tag)::value;
-        const auto launch = [&](auto kernel) {
-            return fft_launch(kernel, grid, block, smem, stream, i, o, n, batch, tw, sign, tw_stride);
-        };
-        switch (last) {
-        case 1: return launch(fft_c2c_r8<T, 1, MINB, W, STAGE>);
-        case 2: return launch(fft_c2c_r8<T, 2, MINB, W, STAGE>);
-        default: return launch(fft_c2c_r8<T, 4, MINB, W, STAGE>);
-        }
-    });
+    } else {   /* (the kernels for any n: not compiled where FIXED) */
+        return fft_with_barrier<WARP_SYNC>(warp, [&](auto warp_tag) {
+            constexpr bool W = decltype(warp_tag)::value;
+            const auto launch = [&](auto kernel) {
+                return fft_launch(kernel, grid, block, smem, stream, i, o, n, batch, tw, sign, tw_stride);
+            };
+            switch (last) {
+            case 1: return launch(fft_c2c_r8<T, 1, MINB, W, STAGE>);
+            case 2: return launch(fft_c2c_r8<T, 2, MINB, W, STAGE>);
+            default: return launch(fft_c2c_r8<T, 4, MINB, W, STAGE>);
+            }
+        });
+    }
 }
 
 /* One radix-16 variant: n / 16 threads a transform (n >= 16), warp
@@ -871,7 +873,7 @@ static cudaError_t fft_c2c_launch_r16(const void *in, void *out, int n, int batc
     const int sign = inverse ? 1 : -1;
     const C *i = (const C *)in;
     C *o = (C *)out;
-    if constexpr (FIXED)
+    if constexpr (FIXED) {
         return fft_with_size<16, 4096>(n, [&](auto n_tag) {
             constexpr int NN = decltype(n_tag)::value;
             constexpr bool W = WARP_SYNC && NN / 16 <= 32;
@@ -881,18 +883,20 @@ static cudaError_t fft_c2c_launch_r16(const void *in, void *out, int n, int batc
                            : fft_launch(fft_c2c_r16<T, LR, TW, MINB, W, STAGE, NN, -1>, grid, block,
                                         smem, stream, i, o, n, batch, tw, sign, tw_stride);
         });
-    return fft_with_barrier<WARP_SYNC>(warp, [&](auto warp_tag) {
-        constexpr bool W = decltype(warp_tag)::value;
-        const auto launch = [&](auto kernel) {
-            return fft_launch(kernel, grid, block, smem, stream, i, o, n, batch, tw, sign, tw_stride);
-        };
-        switch (last) {
-        case 1: return launch(fft_c2c_r16<T, 1, TW, MINB, W, STAGE>);
-        case 2: return launch(fft_c2c_r16<T, 2, TW, MINB, W, STAGE>);
-        case 4: return launch(fft_c2c_r16<T, 4, TW, MINB, W, STAGE>);
-        default: return launch(fft_c2c_r16<T, 8, TW, MINB, W, STAGE>);
-        }
-    });
+    } else {   /* (the kernels for any n: not compiled where FIXED) */
+        return fft_with_barrier<WARP_SYNC>(warp, [&](auto warp_tag) {
+            constexpr bool W = decltype(warp_tag)::value;
+            const auto launch = [&](auto kernel) {
+                return fft_launch(kernel, grid, block, smem, stream, i, o, n, batch, tw, sign, tw_stride);
+            };
+            switch (last) {
+            case 1: return launch(fft_c2c_r16<T, 1, TW, MINB, W, STAGE>);
+            case 2: return launch(fft_c2c_r16<T, 2, TW, MINB, W, STAGE>);
+            case 4: return launch(fft_c2c_r16<T, 4, TW, MINB, W, STAGE>);
+            default: return launch(fft_c2c_r16<T, 8, TW, MINB, W, STAGE>);
+            }
+        });
+    }
 }
 
 /* The C2C variants the bench compares (FFT_C2C_VARIANTS of them). The

@@ -688,21 +688,22 @@ static cudaError_t fft_real_launch_radix(const T *in, T *out, int n, int batch, 
                               smem, stream, in, out, n, batch, tw, qt);
         };
         return fft_with_size<32, 2048>(h, fixed);
+    } else {   /* (the kernels for any n: not compiled where FIXED) */
+        return fft_with_barrier<WARP_SYNC>(per <= 32, [&](auto warp_tag) {
+            constexpr bool W = decltype(warp_tag)::value;
+            /* from registers: C2R anywhere, the others where a transform is one warp */
+            constexpr bool REG = DIRECT && (KIND == RK_C2R || W);
+            const auto launch = [&](auto kernel) {
+                return fft_launch(kernel, grid, block, smem, stream, in, out, n, batch, tw, qt);
+            };
+            switch (last) {
+            case 1: return launch(fft_real_radix<T, KIND, R, 1, TW, W, MINB, REG>);
+            case 2: return launch(fft_real_radix<T, KIND, R, 2, TW, W, MINB, REG>);
+            case 4: return launch(fft_real_radix<T, KIND, R, 4, TW, W, MINB, REG>);
+            default: return launch(fft_real_radix<T, KIND, R, longest_last, TW, W, MINB, REG>);
+            }
+        });
     }
-    return fft_with_barrier<WARP_SYNC>(per <= 32, [&](auto warp_tag) {
-        constexpr bool W = decltype(warp_tag)::value;
-        /* from registers: C2R anywhere, the others where a transform is one warp */
-        constexpr bool REG = DIRECT && (KIND == RK_C2R || W);
-        const auto launch = [&](auto kernel) {
-            return fft_launch(kernel, grid, block, smem, stream, in, out, n, batch, tw, qt);
-        };
-        switch (last) {
-        case 1: return launch(fft_real_radix<T, KIND, R, 1, TW, W, MINB, REG>);
-        case 2: return launch(fft_real_radix<T, KIND, R, 2, TW, W, MINB, REG>);
-        case 4: return launch(fft_real_radix<T, KIND, R, 4, TW, W, MINB, REG>);
-        default: return launch(fft_real_radix<T, KIND, R, longest_last, TW, W, MINB, REG>);
-        }
-    });
 }
 
 /* Launch one real kind: the shared path for h < FFT_REAL_MIN_REGISTER_H, else the register
