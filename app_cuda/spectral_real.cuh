@@ -299,36 +299,6 @@ __device__ __forceinline__ void real_load_dct2_quads(const T *src, C *v, int tid
         v[r] = shfl_c(mirror[R - 1 - r], threads - 1 - tid, threads);
 }
 
-/* C2R's and DCT-III's first-pass input, threads = h / R in one warp: z_i
- * for i = tid + threads r into v[r]. Each thread reads real_pair_input at
- * its own points only and takes the partners' (at h - i) through
- * shuffles, so the input is read once instead of twice: point h - i lies
- * with lane (threads - tid) mod threads at R - 1 - r, lane 0's own at (R -
- * r) mod R, and h itself (i = 0) with nobody: lane 0 reads it. */
-template <int KIND, int R, typename T, typename C>
-__device__ __forceinline__ void real_load_pairs(const T *src, C *v, int h, const C *tw, const C *qt, int tid,
-                                                int threads, bool live)
-{
-    C in[R];
-#pragma unroll
-    for (int r = 0; r < R; r++) {
-        in[r].x = in[r].y = (T)0;
-        if (live)
-            in[r] = real_pair_input<KIND, T, C>(src, tid + threads * r, h);
-    }
-    const int lane = (threads - tid) & (threads - 1);
-#pragma unroll
-    for (int r = 0; r < R; r++) {
-        const C send = tid == 0 ? in[(R - r) % R] : in[R - 1 - r];
-        C partner = shfl_c(send, lane, threads);
-        if (r == 0 && tid == 0 && live)
-            partner = real_pair_input<KIND, T, C>(src, h, h);
-        v[r].x = v[r].y = (T)0;
-        if (live)
-            v[r] = real_z_of_pair<KIND, T, C, C>(in[r], partner, tid + threads * r, h, tw, qt);
-    }
-}
-
 /* The store from registers (layout as real_reg). Every thread of the warp
  * takes part (the shuffles); only live ones write. C2R: any threads;
  * the others: threads in one warp. */
@@ -559,8 +529,6 @@ fft_real_radix(const T *in, T *out, int n_arg, int batch, const typename cpx_of<
         const bool first = pass == 0;
         if (REG && KIND == RK_DCT2 && first) {
             real_load_dct2_quads<R>(src, v, tid, threads, live);
-        } else if (REG && WARP && (KIND == RK_C2R || KIND == RK_DCT3) && first) {
-            real_load_pairs<KIND, R>(src, v, h, tw, qt, tid, threads, live);
         } else {
 #pragma unroll
             for (int r = 0; r < R; r++) {
