@@ -244,6 +244,21 @@ template <typename C, typename T> __device__ __forceinline__ void dft32(C *x, in
     }
 }
 
+/* The H-point DFT in registers (H = 2, 4, 8, 16, 32), natural order. */
+template <int H, typename C, typename T> __device__ __forceinline__ void dft_natural(C *v, int sign)
+{
+    if constexpr (H == 2)
+        dft2<C, T>(v[0], v[1]);
+    else if constexpr (H == 4)
+        dft4<C, T>(v[0], v[1], v[2], v[3], sign);
+    else if constexpr (H == 8)
+        dft8_natural<C, T>(v, sign);
+    else if constexpr (H == 16)
+        dft16<C, T>(v, sign);
+    else
+        dft32<C, T>(v, sign);
+}
+
 #ifndef FFT_MIN_BLOCKS
 #define FFT_MIN_BLOCKS 2   /* H200, f64: 1 -> 0.58-0.74x cuFFT, 2 -> 0.63-0.80x, 3 -> 0.48-0.60x */
 #endif
@@ -434,6 +449,58 @@ __device__ __forceinline__ void fft_stage_load(const C *in, C *sh, int n, int lo
 __host__ __device__ inline bool fft_stage_aligned(const void *in, const void *out)
 {
     return ((uintptr_t)in | (uintptr_t)out) % 16 == 0;
+}
+
+/* The short-transform kernels' copies (one thread a transform, its data
+ * in a slice of shared memory): count reals between global memory
+ * (contiguous; 16-byte aligned where vec) and the slices (STRIDE reals
+ * apart, LEN of each used), all threads of the block: 16-byte vectors,
+ * four a thread in flight, then the few reals left over. */
+template <bool TO_SHARED, int LEN, int STRIDE, typename T>
+__device__ __forceinline__ void fft_small_copy(T *global, T *slices, int count, bool vec)
+{
+    typedef typename stage_vec<typename cpx_of<T>::type>::type V;
+    constexpr int K = sizeof(V) / sizeof(T), UNROLL = 4;
+    const int vectors = vec ? count / K : 0;
+    V *global_v = reinterpret_cast<V *>(global);
+    for (int u0 = threadIdx.x; u0 < vectors; u0 += UNROLL * blockDim.x) {
+        V v[UNROLL];
+        /* the loads first, all four, then the stores */
+#pragma unroll
+        for (int j = 0; j < UNROLL; j++) {
+            const int u = u0 + j * blockDim.x;
+            T *c = reinterpret_cast<T *>(&v[j]);
+            if (u >= vectors)
+                break;
+            if (TO_SHARED) {
+                v[j] = global_v[u];
+            } else {
+#pragma unroll
+                for (int k = 0; k < K; k++)
+                    c[k] = slices[((u * K + k) / LEN) * STRIDE + (u * K + k) % LEN];
+            }
+        }
+#pragma unroll
+        for (int j = 0; j < UNROLL; j++) {
+            const int u = u0 + j * blockDim.x;
+            const T *c = reinterpret_cast<const T *>(&v[j]);
+            if (u >= vectors)
+                break;
+            if (!TO_SHARED) {
+                global_v[u] = v[j];
+            } else {
+#pragma unroll
+                for (int k = 0; k < K; k++)
+                    slices[((u * K + k) / LEN) * STRIDE + (u * K + k) % LEN] = c[k];
+            }
+        }
+    }
+    for (int e = vectors * K + threadIdx.x; e < count; e += blockDim.x) {
+        if (TO_SHARED)
+            slices[(e / LEN) * STRIDE + e % LEN] = global[e];
+        else
+            global[e] = slices[(e / LEN) * STRIDE + e % LEN];
+    }
 }
 
 /* The block's buffers, times scale -> out, as fft_stage_load. */
@@ -899,6 +966,69 @@ static cudaError_t fft_c2c_launch_r16(const void *in, void *out, int n, int batc
     }
 }
 
+/* ---- short transforms, one thread a transform (a variant for n up to
+ * FFT_C2C_SMALL_MAX_N), as fft_real_small: the block copies its transforms
+ * in and out through shared memory in 16-byte vectors (fft_small_copy),
+ * each thread runs its transform's n-point DFT in registers (dft_natural).
+ * No twiddle table. ---- */
+#define FFT_C2C_SMALL_THREADS 64
+#define FFT_C2C_SMALL_MAX_N 32
+/* Reals of a thread's slice: its n complex and one more (an odd number of
+ * complex words: a warp's accesses at one offset meet no bank twice). */
+__host__ __device__ constexpr int fft_c2c_small_stride(int n) { return 2 * (n + 1); }
+
+template <typename T, int N, int SIGN>
+__global__ void __launch_bounds__(FFT_C2C_SMALL_THREADS)
+fft_c2c_small(const typename cpx_of<T>::type *in, typename cpx_of<T>::type *out, int batch)
+{
+    typedef typename cpx_of<T>::type C;
+    constexpr int S = fft_c2c_small_stride(N);
+    extern __shared__ unsigned char smem_raw[];
+    T *const stage = reinterpret_cast<T *>(smem_raw);
+    const int t0 = blockIdx.x * blockDim.x, here = min((int)blockDim.x, batch - t0);
+    const bool vec = fft_stage_aligned(in, out);
+    fft_small_copy<true, 2 * N, S>(reinterpret_cast<T *>(const_cast<C *>(in)) + (size_t)t0 * 2 * N, stage,
+                                   here * 2 * N, vec);
+    __syncthreads();
+    if ((int)threadIdx.x < here) {
+        C *mine = reinterpret_cast<C *>(stage + threadIdx.x * S);
+        C v[N];
+#pragma unroll
+        for (int i = 0; i < N; i++)
+            v[i] = mine[i];
+        dft_natural<N, C, T>(v, SIGN);
+        const T scale = SIGN > 0 ? (T)1 / (T)N : (T)1;
+#pragma unroll
+        for (int i = 0; i < N; i++) {
+            if (SIGN > 0) {
+                v[i].x *= scale;
+                v[i].y *= scale;
+            }
+            mine[i] = v[i];
+        }
+    }
+    __syncthreads();
+    fft_small_copy<false, 2 * N, S>(reinterpret_cast<T *>(out) + (size_t)t0 * 2 * N, stage, here * 2 * N,
+                                    vec);
+}
+
+template <typename T>
+static cudaError_t fft_c2c_launch_small(const void *in, void *out, int n, int batch, int inverse,
+                                        cudaStream_t stream)
+{
+    typedef typename cpx_of<T>::type C;
+    const int threads = FFT_C2C_SMALL_THREADS;
+    const size_t smem = (size_t)threads * fft_c2c_small_stride(n) * sizeof(T);
+    dim3 block(threads), grid((batch + threads - 1) / threads);
+    const C *i = (const C *)in;
+    C *o = (C *)out;
+    return fft_with_size<16, FFT_C2C_SMALL_MAX_N>(n, [&](auto n_tag) {   /* (n >= 16 here) */
+        constexpr int NN = decltype(n_tag)::value;
+        return inverse ? fft_launch(fft_c2c_small<T, NN, 1>, grid, block, smem, stream, i, o, batch)
+                       : fft_launch(fft_c2c_small<T, NN, -1>, grid, block, smem, stream, i, o, batch);
+    });
+}
+
 /* The C2C variants the bench compares (FFT_C2C_VARIANTS of them). The
  * defaults, per precision and length, ran fastest side by side on an H200
  * (bench/RESULTS.md, 2026-11-23, sixth session), all with the size
@@ -925,6 +1055,8 @@ static cudaError_t fft_c2c_launch_r16(const void *in, void *out, int n, int batc
  * runs the defaults whatever variant is asked, which keeps the app's build
  * time and size down. */
 #define FFT_C2C_VARIANTS 17
+/* Up to FFT_C2C_SMALL_MAX_N one more: fft_c2c_small, one thread a transform. */
+#define FFT_C2C_SMALL_VARIANT FFT_C2C_VARIANTS
 #define FFT_C2C_MIN_REGISTER_N 16   /* below: the radix-4 shared kernel */
 #define FFT_C2C_STAGED_N 32   /* below: the staged default */
 #define FFT_C2C_SHORT_N 128   /* below: the short default */
@@ -1028,6 +1160,12 @@ static cudaError_t fft_c2c_launch(const void *in, void *out, int n, int batch, c
 #endif
     if (variant < 0)
         variant = fft_c2c_default_variant<T>(n);
+    if (variant == FFT_C2C_SMALL_VARIANT) {
+        if constexpr (fft_c2c_compiled<T>::has(FFT_C2C_SMALL_VARIANT))
+            if (n <= FFT_C2C_SMALL_MAX_N)
+                return fft_c2c_launch_small<T>(in, out, n, batch, inverse, stream);
+        return cudaErrorInvalidValue;
+    }
     return fft_with_variant<FFT_C2C_VARIANTS, fft_c2c_compiled<T>>(variant, [&](auto v_tag) {
         return fft_c2c_launch_variant<T, decltype(v_tag)::value>(in, out, n, batch, tw_t, inverse,
                                                                  stream, tw_stride);

@@ -63,8 +63,12 @@ static int in_reals(int kind, int n) { return kind == K_C2C ? 2 * n : real_in_re
 /* The variants a kind has at n (1: one path) and the name of each. */
 static int kind_variants(int kind, int n)
 {
-    if (kind == K_C2C)
-        return n >= FFT_C2C_MIN_REGISTER_N ? FFT_C2C_VARIANTS : 1;
+    if (kind == K_C2C) {
+        if (n < FFT_C2C_MIN_REGISTER_N)
+            return 1;
+        /* up to FFT_C2C_SMALL_MAX_N one thread a transform, after the others */
+        return n <= FFT_C2C_SMALL_MAX_N ? FFT_C2C_VARIANTS + 1 : FFT_C2C_VARIANTS;
+    }
     /* below: the short-transform kernel and the shared path; at its
      * longest the short-transform kernel after the register path's */
     if (n < 2 * FFT_REAL_MIN_REGISTER_H)
@@ -74,7 +78,9 @@ static int kind_variants(int kind, int n)
 static const char *kind_variant_name(int kind, int n, int variant)
 {
     if (kind == K_C2C)
-        return n < FFT_C2C_MIN_REGISTER_N ? "r4 shared" : fft_c2c_variant_name(variant);
+        return n < FFT_C2C_MIN_REGISTER_N        ? "r4 shared"
+               : variant == FFT_C2C_SMALL_VARIANT ? "one thread a transform"
+                                                  : fft_c2c_variant_name(variant);
     if (n < 2 * FFT_REAL_MIN_REGISTER_H)
         return variant == FFT_REAL_SHARED_VARIANT ? "fused, shared" : "one thread a transform";
     return variant == FFT_REAL_SMALL_VARIANT ? "one thread a transform" : fft_real_variant_name(variant);

@@ -351,24 +351,10 @@ __device__ __forceinline__ void real_store_regs(const C *v, T *dst, int h, const
  * transforms' inputs to shared memory and the outputs back in whole
  * contiguous runs of 16-byte vectors (coalesced: a thread alone would read
  * one transform's few bytes, spread over many sectors per warp
- * instruction); each thread's slice is an odd number of complex words (so
- * a warp's complex accesses at one offset meet no bank twice) and holds its
- * input, then its output: the spectrum stays in registers between. ---- */
-
-/* The H-point DFT in registers (H = 2, 4, 8, 16, 32), natural order. */
-template <int H, typename C, typename T> __device__ __forceinline__ void dft_small(C *v, int sign)
-{
-    if constexpr (H == 2)
-        dft2<C, T>(v[0], v[1]);
-    else if constexpr (H == 4)
-        dft4<C, T>(v[0], v[1], v[2], v[3], sign);
-    else if constexpr (H == 8)
-        dft8_natural<C, T>(v, sign);
-    else if constexpr (H == 16)
-        dft16<C, T>(v, sign);
-    else
-        dft32<C, T>(v, sign);
-}
+ * instruction; fft_small_copy); each thread's slice is an odd number of
+ * complex words (so a warp's complex accesses at one offset meet no bank
+ * twice) and holds its input, then its output: the spectrum stays in
+ * registers between. ---- */
 
 /* Reals each thread's slice of the staging buffer holds: the longer of
  * input and output, rounded up to an odd number of complex words. */
@@ -376,57 +362,6 @@ __host__ __device__ constexpr int real_small_stride(int kind, int n)
 {
     return 2 * ((real_in_reals(kind, n) > real_out_reals(kind, n) ? real_in_reals(kind, n)
                                                                    : real_out_reals(kind, n)) / 4 * 2 + 1);
-}
-
-/* Copy count reals between global memory (contiguous; 16-byte aligned
- * where vec) and the slices (STRIDE reals apart, LEN of each used), all
- * threads of the block: 16-byte vectors, four a thread in flight, then
- * the few reals left over. */
-template <bool TO_SHARED, int LEN, int STRIDE, typename T>
-__device__ __forceinline__ void real_small_copy(T *global, T *slices, int count, bool vec)
-{
-    typedef typename stage_vec<typename cpx_of<T>::type>::type V;
-    constexpr int K = sizeof(V) / sizeof(T), UNROLL = 4;
-    const int vectors = vec ? count / K : 0;
-    V *global_v = reinterpret_cast<V *>(global);
-    for (int u0 = threadIdx.x; u0 < vectors; u0 += UNROLL * blockDim.x) {
-        V v[UNROLL];
-        /* the loads first, all four, then the stores */
-#pragma unroll
-        for (int j = 0; j < UNROLL; j++) {
-            const int u = u0 + j * blockDim.x;
-            T *c = reinterpret_cast<T *>(&v[j]);
-            if (u >= vectors)
-                break;
-            if (TO_SHARED) {
-                v[j] = global_v[u];
-            } else {
-#pragma unroll
-                for (int k = 0; k < K; k++)
-                    c[k] = slices[((u * K + k) / LEN) * STRIDE + (u * K + k) % LEN];
-            }
-        }
-#pragma unroll
-        for (int j = 0; j < UNROLL; j++) {
-            const int u = u0 + j * blockDim.x;
-            const T *c = reinterpret_cast<const T *>(&v[j]);
-            if (u >= vectors)
-                break;
-            if (!TO_SHARED) {
-                global_v[u] = v[j];
-            } else {
-#pragma unroll
-                for (int k = 0; k < K; k++)
-                    slices[((u * K + k) / LEN) * STRIDE + (u * K + k) % LEN] = c[k];
-            }
-        }
-    }
-    for (int e = vectors * K + threadIdx.x; e < count; e += blockDim.x) {
-        if (TO_SHARED)
-            slices[(e / LEN) * STRIDE + e % LEN] = global[e];
-        else
-            global[e] = slices[(e / LEN) * STRIDE + e % LEN];
-    }
 }
 
 /* blockDim.x transforms a block; shared: blockDim.x real_small_stride
@@ -444,7 +379,7 @@ fft_real_small(const T *in, T *out, int batch, const typename cpx_of<T>::type *t
     const int t0 = blockIdx.x * blockDim.x, here = min((int)blockDim.x, batch - t0);
     /* whole blocks start 16-byte aligned when the arrays do (NI, NO even) */
     const bool vec = fft_stage_aligned(in, out);
-    real_small_copy<true, NI, S>(const_cast<T *>(in) + (size_t)t0 * NI, stage, here * NI, vec);
+    fft_small_copy<true, NI, S>(const_cast<T *>(in) + (size_t)t0 * NI, stage, here * NI, vec);
     __syncthreads();
     if ((int)threadIdx.x < here) {
         T *mine = stage + threadIdx.x * S;
@@ -452,12 +387,12 @@ fft_real_small(const T *in, T *out, int batch, const typename cpx_of<T>::type *t
 #pragma unroll
         for (int i = 0; i < H; i++)
             v[i] = real_load_z<KIND, T, C, C>(mine, i, H, tw, qt);
-        dft_small<H, C, T>(v, real_kind_sign(KIND));
+        dft_natural<H, C, T>(v, real_kind_sign(KIND));
         /* the post-processing from the registers, over the spent input */
         real_store<KIND, T, C, C>(v, mine, H, tw, qt, 0, 1);
     }
     __syncthreads();
-    real_small_copy<false, NO, S>(out + (size_t)t0 * NO, stage, here * NO, vec);
+    fft_small_copy<false, NO, S>(out + (size_t)t0 * NO, stage, here * NO, vec);
 }
 
 /* Launch fft_real_small for h = n / 2 < FFT_REAL_MIN_REGISTER_H, and for h
