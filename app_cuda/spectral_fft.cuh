@@ -1037,7 +1037,10 @@ static cudaError_t fft_c2c_launch_small(const void *in, void *out, int n, int ba
  * no twiddles or scaling where they are 1; Nsight Compute, f32 N = 1024:
  * 13.3 M instructions -> 10.3 M, cuFFT 7.4 M): at N = 16 radix 8 with
  * staged global access (16, as 8: a 16-point transform's two threads
- * otherwise read half sectors); radix 8 in 64-thread blocks (15, as 13)
+ * otherwise read half sectors) in double, one thread a transform
+ * (FFT_C2C_SMALL_VARIANT) in single (seventh session: 24.8 us against
+ * 16's 25.8; in double 45.4 against 42.2, 108 registers a thread); radix
+ * 8 in 64-thread blocks (15, as 13)
  * below N = 128 in single precision and below N = 2048 in double; radix
  * 16 with two twiddle loads, one transform a block at 4 blocks an SM in
  * single and 2 in double (14, as 12) above. The history of the others:
@@ -1063,8 +1066,8 @@ static cudaError_t fft_c2c_launch_small(const void *in, void *out, int n, int ba
 #define FFT_C2C_LONG_N 2048   /* from here: the long default */
 template <typename T> constexpr int fft_c2c_default_variant(int n)
 {
-    if (n < FFT_C2C_STAGED_N)
-        return 16;
+    if (n < FFT_C2C_STAGED_N)   /* N = 16: one thread a transform in single precision */
+        return sizeof(T) == sizeof(float) ? FFT_C2C_SMALL_VARIANT : 16;
     return n < (sizeof(T) == sizeof(double) ? FFT_C2C_LONG_N : FFT_C2C_SHORT_N) ? 15 : 14;
 }
 /* The variants a launcher compiles: all where FFT_ALL_VARIANTS, else those
