@@ -633,8 +633,10 @@ static cudaError_t fft_real_launch_radix(const T *in, T *out, int n, int batch, 
  * for R2C) or 9 (C2R, DCT-III); from there the size compiled in and
  * the store from registers, radix 8 (9) or radix 16 (8) where a transform
  * of radix 8 would span more than a warp and radix 16 fits one (N = 1024
- * in single precision) or simply ran faster (C2R from N = 256 and DHT
- * from N = 1024 in double). */
+ * in single precision) or simply ran faster (C2R from N = 256 in double;
+ * DHT in double from N = 1024 too in the sixth session, but 9 in both
+ * full runs of the seventh: 0.97-0.98x cuFFT against 0.87-0.90x at 1024,
+ * 1.00x against 0.97-0.99x at 4096). */
 #define FFT_REAL_SHORT_N 128
 /* below: the shared path (one thread a transform at h = 8, radix 8, ran at
  * 0.3-0.7x the shared path's speed on the H200) */
@@ -655,7 +657,7 @@ template <typename T> constexpr int fft_real_default_variant(int kind, int n)
     }
     if (sizeof(T) == sizeof(float))
         return kind != RK_C2R && n >= 1024 ? 8 : 9;
-    return (kind == RK_C2R && n >= 256) || (kind == RK_DHT && n >= 1024) ? 8 : 9;
+    return kind == RK_C2R && n >= 256 ? 8 : 9;
 }
 /* The register-path variants a launcher compiles: all where
  * FFT_ALL_VARIANTS, else those fft_real_default_variant picks for some size. */
