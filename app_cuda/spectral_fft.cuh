@@ -1146,10 +1146,13 @@ static cudaError_t fft_c2c_launch_variant(const void *in, void *out, int n, int 
 }
 
 /* The batched complex FFT: the radix-4 shared kernel for n < FFT_C2C_MIN_REGISTER_N,
- * else the register kernel of the variant (-1: the default). At n = 16 the
- * radix-8 variants (two threads a transform) ran at 0.86x cuFFT in f64
- * against 0.58x for the shared kernel; the radix-16 ones, one thread a
- * transform, at 0.5x. tw_d: the table in double (the radix-4 kernel takes
+ * else the register kernel of the variant (-1: the default) or, up to
+ * FFT_C2C_SMALL_MAX_N, fft_c2c_small. At n = 16 the radix-8 variants (two
+ * threads a transform) ran at 0.86x cuFFT in f64 against 0.58x for the
+ * shared kernel; the radix-16 ones, one thread a transform reading its
+ * own points from global memory, at 0.5x (fft_c2c_small, one thread a
+ * transform with the block's copies in 16-byte vectors, at 0.90-1.05x).
+ * tw_d: the table in double (the radix-4 kernel takes
  * it), tw_t: the same in the kernel's precision. */
 template <typename T>
 static cudaError_t fft_c2c_launch(const void *in, void *out, int n, int batch, const double2 *tw_d,

@@ -346,8 +346,9 @@ __device__ __forceinline__ void real_store_regs(const C *v, T *dst, int h, const
     }
 }
 
-/* ---- short transforms (h < FFT_REAL_MIN_REGISTER_H, a variant): one
- * thread a transform, all h points in its registers. The block copies its
+/* ---- short transforms (h < FFT_REAL_MIN_REGISTER_H, and a variant at h =
+ * FFT_REAL_SMALL_MAX_H): one thread a transform, all h points in its
+ * registers. The block copies its
  * transforms' inputs to shared memory and the outputs back in whole
  * contiguous runs of 16-byte vectors (coalesced: a thread alone would read
  * one transform's few bytes, spread over many sectors per warp
@@ -659,7 +660,8 @@ template <typename T> constexpr int fft_real_default_variant(int kind, int n)
         return kind != RK_C2R && n >= 1024 ? 8 : 9;
     return kind == RK_C2R && n >= 256 ? 8 : 9;
 }
-/* The register-path variants a launcher compiles: all where
+/* The variants from h = FFT_REAL_MIN_REGISTER_H up (the register path's
+ * and FFT_REAL_SMALL_VARIANT) a launcher compiles: all where
  * FFT_ALL_VARIANTS, else those fft_real_default_variant picks for some size. */
 template <typename T, int KIND> struct fft_real_compiled {
     static constexpr bool has(int variant)
