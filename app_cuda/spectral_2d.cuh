@@ -818,10 +818,12 @@ static cudaError_t conv2d_launch(const typename s2d_cpx<T>::type *slices, const 
      * where a slice fills most of an SM's shared memory in double
      * precision, or where there are too few slices to fill the SMs; dense
      * 64-thread blocks of small slices (mfft <= 32: 1.1-1.4x the 256-thread
-     * dense blocks with 2709 slices, as fast or faster with 51), dense
-     * 128-thread blocks for many single-precision 64 x 64 slices */
+     * dense blocks with 2709 slices, as fast or faster with 51; in single
+     * precision 128-thread dense blocks, level with 64 in the fifth
+     * session and ahead in the seventh), dense 128-thread blocks for many
+     * single-precision 64 x 64 slices */
     if (variant < 0)
-        variant = nf <= 32                                          ? 4
+        variant = nf <= 32                                          ? (sizeof(T) == 4 ? 3 : 4)
                   : nf >= 64 && (sizeof(T) == 8 || batch < 4 * sms) ? 1
                   : nf == 64                                        ? 3
                                                                     : 0;

@@ -70,10 +70,11 @@ static int kind_variants(int kind, int n)
         return n <= FFT_C2C_SMALL_MAX_N ? FFT_C2C_VARIANTS + 1 : FFT_C2C_VARIANTS;
     }
     /* below: the short-transform kernel and the shared path; at its
-     * longest the short-transform kernel after the register path's */
+     * longest the short-transform kernel (and its 128-register build)
+     * after the register path's */
     if (n < 2 * FFT_REAL_MIN_REGISTER_H)
         return FFT_REAL_SHARED_VARIANT + 1;
-    return n <= 2 * FFT_REAL_SMALL_MAX_H ? FFT_REAL_VARIANTS + 1 : FFT_REAL_VARIANTS;
+    return n <= 2 * FFT_REAL_SMALL_MAX_H ? FFT_REAL_SMALL_CAPPED_VARIANT + 1 : FFT_REAL_VARIANTS;
 }
 static const char *kind_variant_name(int kind, int n, int variant)
 {
@@ -83,7 +84,9 @@ static const char *kind_variant_name(int kind, int n, int variant)
                                                   : fft_c2c_variant_name(variant);
     if (n < 2 * FFT_REAL_MIN_REGISTER_H)
         return variant == FFT_REAL_SHARED_VARIANT ? "fused, shared" : "one thread a transform";
-    return variant == FFT_REAL_SMALL_VARIANT ? "one thread a transform" : fft_real_variant_name(variant);
+    return variant == FFT_REAL_SMALL_VARIANT          ? "one thread a transform"
+           : variant == FFT_REAL_SMALL_CAPPED_VARIANT ? "one thread a transform, 128 regs"
+                                                      : fft_real_variant_name(variant);
 }
 static int out_reals(int kind, int n) { return kind == K_C2C ? 2 * n : real_out_reals(kind, n); }
 

@@ -357,6 +357,8 @@ __device__ __forceinline__ void real_store_regs(const C *v, T *dst, int h, const
  * twice) and holds its input, then its output: the spectrum stays in
  * registers between. ---- */
 
+#define FFT_REAL_SMALL_THREADS 64   /* transforms (threads) a block */
+
 /* Reals each thread's slice of the staging buffer holds: the longer of
  * input and output, rounded up to an odd number of complex words. */
 __host__ __device__ constexpr int real_small_stride(int kind, int n)
@@ -366,9 +368,10 @@ __host__ __device__ constexpr int real_small_stride(int kind, int n)
 }
 
 /* blockDim.x transforms a block; shared: blockDim.x real_small_stride
- * reals. tw, qt in T's precision. */
-template <typename T, int KIND, int H>
-__global__ void __launch_bounds__(128)
+ * reals. tw, qt in T's precision. MINB: blocks an SM for
+ * __launch_bounds__ (0: none asked, the compiler's choice). */
+template <typename T, int KIND, int H, int MINB = 0>
+__global__ void __launch_bounds__(128, MINB)
 fft_real_small(const T *in, T *out, int batch, const typename cpx_of<T>::type *tw,
                const typename cpx_of<T>::type *qt)
 {
@@ -398,10 +401,9 @@ fft_real_small(const T *in, T *out, int batch, const typename cpx_of<T>::type *t
 
 /* Launch fft_real_small for h = n / 2 < FFT_REAL_MIN_REGISTER_H, and for h
  * = FFT_REAL_SMALL_MAX_H where WITH_LONGEST (there the register path runs
- * too: a variant). */
-#define FFT_REAL_SMALL_THREADS 64
+ * too: a variant), that one at LONGEST_MINB blocks an SM. */
 #define FFT_REAL_SMALL_MAX_H 32
-template <typename T, int KIND, bool WITH_LONGEST = false>
+template <typename T, int KIND, bool WITH_LONGEST = false, int LONGEST_MINB = 0>
 static cudaError_t fft_real_launch_small(const T *in, T *out, int n, int batch, const void *tw_t,
                                          const void *qt_t, cudaStream_t stream)
 {
@@ -420,7 +422,7 @@ static cudaError_t fft_real_launch_small(const T *in, T *out, int n, int batch, 
     case 32: return launch(fft_real_small<T, KIND, 16>);
     case 2 * FFT_REAL_SMALL_MAX_H:
         if constexpr (WITH_LONGEST)
-            return launch(fft_real_small<T, KIND, FFT_REAL_SMALL_MAX_H>);
+            return launch(fft_real_small<T, KIND, FFT_REAL_SMALL_MAX_H, LONGEST_MINB>);
         return cudaErrorInvalidValue;
     default: return cudaErrorInvalidValue;
     }
@@ -648,6 +650,9 @@ static cudaError_t fft_real_launch_radix(const T *in, T *out, int n, int batch, 
 /* At h = FFT_REAL_SMALL_MAX_H the short-transform kernel is one more
  * variant after the register path's. */
 #define FFT_REAL_SMALL_VARIANT FFT_REAL_VARIANTS
+/* and the same capped at 128 registers a thread (4 blocks of 128 an SM) */
+#define FFT_REAL_SMALL_CAPPED_VARIANT (FFT_REAL_VARIANTS + 1)
+#define FFT_REAL_SMALL_CAPPED_MINB 4
 template <typename T> constexpr int fft_real_default_variant(int kind, int n)
 {
     if (n < FFT_REAL_SHORT_N) {
@@ -748,11 +753,16 @@ static cudaError_t fft_real_launch_kind(const T *in, T *out, int n, int batch, c
 #endif
     if (variant < 0)
         variant = fft_real_default_variant<T>(KIND, n);
-    if (variant == FFT_REAL_SMALL_VARIANT)
-        return h <= FFT_REAL_SMALL_MAX_H
-                   ? fft_real_launch_small<T, KIND, fft_real_compiled<T, KIND>::has(FFT_REAL_SMALL_VARIANT)>(
-                         in, out, n, batch, tw_t, qt_t, stream)
-                   : cudaErrorInvalidValue;
+    if (variant == FFT_REAL_SMALL_VARIANT || variant == FFT_REAL_SMALL_CAPPED_VARIANT) {
+        constexpr bool with = fft_real_compiled<T, KIND>::has(FFT_REAL_SMALL_VARIANT),
+                       with_capped = fft_real_compiled<T, KIND>::has(FFT_REAL_SMALL_CAPPED_VARIANT);
+        if (h > FFT_REAL_SMALL_MAX_H)
+            return cudaErrorInvalidValue;
+        return variant == FFT_REAL_SMALL_VARIANT
+                   ? fft_real_launch_small<T, KIND, with>(in, out, n, batch, tw_t, qt_t, stream)
+                   : fft_real_launch_small<T, KIND, with_capped, FFT_REAL_SMALL_CAPPED_MINB>(
+                         in, out, n, batch, tw_t, qt_t, stream);
+    }
     return fft_with_variant<FFT_REAL_VARIANTS, fft_real_compiled<T, KIND>>(variant, [&](auto v_tag) {
         return fft_real_launch_variant<T, KIND, decltype(v_tag)::value>(in, out, n, batch, tw_t, qt_t,
                                                                         stream);
