@@ -628,9 +628,11 @@ static cudaError_t fft_real_launch_radix(const T *in, T *out, int n, int batch, 
 #define FFT_REAL_VARIANTS 11
 /* The defaults, fastest side by side on an H200 (bench/RESULTS.md,
  * 2026-11-23, sixth session; N = 64, seventh): below FFT_REAL_SHORT_N
- * one thread a transform (fft_real_small, FFT_REAL_SMALL_VARIANT) in
- * single precision, 57-68% of copy against 34-55% for the register path
- * (C2R: 63% against variant 9's 74%), and in double radix 8 as 2 (R2C,
+ * one thread a transform (fft_real_small) in single precision, 57-68% of
+ * copy against 34-55% for the register path (C2R: 63% against variant
+ * 9's 74%), capped at 128 registers (FFT_REAL_SMALL_CAPPED_VARIANT: 59-71%
+ * against 53-68% uncapped, where the compiler took 100-168), and in
+ * double radix 8 as 2 (R2C,
  * DCT-II, DHT: a 64-point transform is 4 threads, too few to gain from
  * the shuffles; one thread a transform within 4% there, 66% against 77%
  * for R2C) or 9 (C2R, DCT-III); from there the size compiled in and
@@ -650,15 +652,17 @@ static cudaError_t fft_real_launch_radix(const T *in, T *out, int n, int batch, 
 /* At h = FFT_REAL_SMALL_MAX_H the short-transform kernel is one more
  * variant after the register path's. */
 #define FFT_REAL_SMALL_VARIANT FFT_REAL_VARIANTS
-/* and the same capped at 128 registers a thread (4 blocks of 128 an SM) */
+/* and the same capped at 128 registers a thread (4 blocks of 128 an SM;
+ * in double it spills there: 0.69-0.94x cuFFT against 0.92-1.01x) */
 #define FFT_REAL_SMALL_CAPPED_VARIANT (FFT_REAL_VARIANTS + 1)
 #define FFT_REAL_SMALL_CAPPED_MINB 4
 template <typename T> constexpr int fft_real_default_variant(int kind, int n)
 {
     if (n < FFT_REAL_SHORT_N) {
-        /* N = 64: one thread a transform in single precision (C2R aside) */
+        /* N = 64: one thread a transform in single precision (C2R aside),
+         * capped at 128 registers */
         if (sizeof(T) == sizeof(float) && kind != RK_C2R)
-            return FFT_REAL_SMALL_VARIANT;
+            return FFT_REAL_SMALL_CAPPED_VARIANT;
         return kind == RK_C2R || kind == RK_DCT3 ? 9 : 2;
     }
     if (sizeof(T) == sizeof(float))
