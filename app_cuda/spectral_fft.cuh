@@ -868,100 +868,60 @@ static cudaError_t fft_with_variant(int variant, Go go)
     }
 }
 
-/* One radix-8 variant (n >= 16): warp barriers where WARP_SYNC and a
- * transform's threads fit one warp, blocks of about TPB threads. */
-template <typename T, int MINB, bool WARP_SYNC, bool STAGE = false, int TPB = 256, bool FIXED = false>
-static cudaError_t fft_c2c_launch_r8(const void *in, void *out, int n, int batch, const void *tw_t,
-                                     int inverse, cudaStream_t stream, int tw_stride = 1)
-{
-    typedef typename cpx_of<T>::type C;
-    if (STAGE && !fft_stage_aligned(in, out))
-        return fft_c2c_launch_r8<T, MINB, WARP_SYNC, false, TPB, FIXED>(in, out, n, batch, tw_t,
-                                                                        inverse, stream, tw_stride);
-    const C *tw = (const C *)tw_t;
-    int log2n = 0;
-    while ((1 << log2n) < n)
-        log2n++;
-    const int last = 1 << (log2n % 3);   /* 1 (a power of 8), 2 or 4 */
-    const int per = n / 8, ty = fft_transforms_per_block(per, TPB);
-    const bool warp = WARP_SYNC && per <= 32;
-    /* n = 8: one pass from global memory to global memory, no shared buffer */
-    const size_t smem = n == 8 && !STAGE ? 0 : (size_t)ty * fft_padded_len(n, 8) * sizeof(C);
-    dim3 block(per, ty), grid((batch + ty - 1) / ty);
-    const int sign = inverse ? 1 : -1;
-    const C *i = (const C *)in;
-    C *o = (C *)out;
-    if constexpr (FIXED) {
-        return fft_with_size<16, 4096>(n, [&](auto n_tag) {
-            constexpr int NN = decltype(n_tag)::value;
-            constexpr bool W = WARP_SYNC && NN / 8 <= 32;
-            constexpr int LR = 1 << (ilog2_const(NN) % 3);
-            return inverse ? fft_launch(fft_c2c_r8<T, LR, MINB, W, STAGE, NN, 1>, grid, block, smem,
-                                        stream, i, o, n, batch, tw, sign, tw_stride)
-                           : fft_launch(fft_c2c_r8<T, LR, MINB, W, STAGE, NN, -1>, grid, block, smem,
-                                        stream, i, o, n, batch, tw, sign, tw_stride);
-        });
-    } else {   /* (the kernels for any n: not compiled where FIXED) */
-        return fft_with_barrier<WARP_SYNC>(warp, [&](auto warp_tag) {
-            constexpr bool W = decltype(warp_tag)::value;
-            const auto launch = [&](auto kernel) {
-                return fft_launch(kernel, grid, block, smem, stream, i, o, n, batch, tw, sign, tw_stride);
-            };
-            switch (last) {
-            case 1: return launch(fft_c2c_r8<T, 1, MINB, W, STAGE>);
-            case 2: return launch(fft_c2c_r8<T, 2, MINB, W, STAGE>);
-            default: return launch(fft_c2c_r8<T, 4, MINB, W, STAGE>);
-            }
-        });
-    }
-}
-
-/* One radix-16 variant: n / 16 threads a transform (n >= 16), warp
- * barriers and blocks as fft_c2c_launch_r8. */
-template <typename T, int TW, int MINB, bool WARP_SYNC, bool STAGE = false, int TPB = 256,
+/* One register-kernel variant of radix R (8: fft_c2c_r8, 16: fft_c2c_r16;
+ * TW, twiddle16's, for R = 16 only), n >= 16: warp barriers where
+ * WARP_SYNC and a transform's threads fit one warp, blocks of about TPB
+ * threads; FIXED: one kernel per n, the size and the direction compiled
+ * in (else the kernels for any n, which FIXED does not compile). */
+template <typename T, int R, int TW, int MINB, bool WARP_SYNC, bool STAGE = false, int TPB = 256,
           bool FIXED = false>
-static cudaError_t fft_c2c_launch_r16(const void *in, void *out, int n, int batch, const void *tw_t,
-                                      int inverse, cudaStream_t stream, int tw_stride = 1)
+static cudaError_t fft_c2c_launch_radix(const void *in, void *out, int n, int batch, const void *tw_t,
+                                        int inverse, cudaStream_t stream, int tw_stride = 1)
 {
+    static_assert(R == 8 || R == 16, "radix 8 or 16");
     typedef typename cpx_of<T>::type C;
+    constexpr int LOG2R = R == 16 ? 4 : 3;
     if (STAGE && !fft_stage_aligned(in, out))
-        return fft_c2c_launch_r16<T, TW, MINB, WARP_SYNC, false, TPB, FIXED>(
+        return fft_c2c_launch_radix<T, R, TW, MINB, WARP_SYNC, false, TPB, FIXED>(
             in, out, n, batch, tw_t, inverse, stream, tw_stride);
     const C *tw = (const C *)tw_t;
     int log2n = 0;
     while ((1 << log2n) < n)
         log2n++;
-    const int last = 1 << (log2n % 4);   /* 1 (a power of 16), 2, 4 or 8 */
-    const int per = n / 16, ty = fft_transforms_per_block(per, TPB);
+    const int last = 1 << (log2n % LOG2R);   /* the last pass's radix: 1 (a power of R) to R / 2 */
+    const int per = n / R, ty = fft_transforms_per_block(per, TPB);
     const bool warp = WARP_SYNC && per <= 32;
-    /* n = 16: one pass from global memory to global memory, no shared buffer */
-    const size_t smem = n == 16 && !STAGE ? 0 : (size_t)ty * fft_padded_len(n, 16) * sizeof(C);
+    /* n = R: one pass from global memory to global memory, no shared buffer */
+    const size_t smem = n == R && !STAGE ? 0 : (size_t)ty * fft_padded_len(n, R) * sizeof(C);
     dim3 block(per, ty), grid((batch + ty - 1) / ty);
     const int sign = inverse ? 1 : -1;
     const C *i = (const C *)in;
     C *o = (C *)out;
+    /* the kernel of last-pass radix LR, warp barriers W, size NN and
+     * direction SG (0, 0: the size and the direction from the arguments) */
+    const auto launch = [&](auto lr, auto w, auto nn, auto sg) {
+        constexpr int LR = decltype(lr)::value, NN = decltype(nn)::value, SG = decltype(sg)::value;
+        constexpr bool W = decltype(w)::value;
+        if constexpr (R == 16)
+            return fft_launch(fft_c2c_r16<T, LR, TW, MINB, W, STAGE, NN, SG>, grid, block, smem, stream,
+                              i, o, n, batch, tw, sign, tw_stride);
+        else
+            return fft_launch(fft_c2c_r8<T, LR, MINB, W, STAGE, NN, SG>, grid, block, smem, stream, i,
+                              o, n, batch, tw, sign, tw_stride);
+    };
+    typedef std::integral_constant<int, 0> from_arguments;
     if constexpr (FIXED) {
         return fft_with_size<16, 4096>(n, [&](auto n_tag) {
-            constexpr int NN = decltype(n_tag)::value;
-            constexpr bool W = WARP_SYNC && NN / 16 <= 32;
-            constexpr int LR = 1 << (ilog2_const(NN) % 4);
-            return inverse ? fft_launch(fft_c2c_r16<T, LR, TW, MINB, W, STAGE, NN, 1>, grid, block,
-                                        smem, stream, i, o, n, batch, tw, sign, tw_stride)
-                           : fft_launch(fft_c2c_r16<T, LR, TW, MINB, W, STAGE, NN, -1>, grid, block,
-                                        smem, stream, i, o, n, batch, tw, sign, tw_stride);
+            constexpr int NN = decltype(n_tag)::value, LR = 1 << (ilog2_const(NN) % (R == 16 ? 4 : 3));
+            const std::integral_constant<int, LR> lr;
+            const std::bool_constant<WARP_SYNC && NN / R <= 32> w;
+            return inverse ? launch(lr, w, n_tag, std::integral_constant<int, 1>{})
+                           : launch(lr, w, n_tag, std::integral_constant<int, -1>{});
         });
-    } else {   /* (the kernels for any n: not compiled where FIXED) */
-        return fft_with_barrier<WARP_SYNC>(warp, [&](auto warp_tag) {
-            constexpr bool W = decltype(warp_tag)::value;
-            const auto launch = [&](auto kernel) {
-                return fft_launch(kernel, grid, block, smem, stream, i, o, n, batch, tw, sign, tw_stride);
-            };
-            switch (last) {
-            case 1: return launch(fft_c2c_r16<T, 1, TW, MINB, W, STAGE>);
-            case 2: return launch(fft_c2c_r16<T, 2, TW, MINB, W, STAGE>);
-            case 4: return launch(fft_c2c_r16<T, 4, TW, MINB, W, STAGE>);
-            default: return launch(fft_c2c_r16<T, 8, TW, MINB, W, STAGE>);
-            }
+    } else {
+        return fft_with_barrier<WARP_SYNC>(warp, [&](auto w) {
+            return fft_with_size<1, R / 2>(
+                last, [&](auto lr) { return launch(lr, w, from_arguments{}, from_arguments{}); });
         });
     }
 }
@@ -1118,28 +1078,28 @@ static cudaError_t fft_c2c_launch_variant(const void *in, void *out, int n, int 
     /* f32 has registers to spare at 2 blocks an SM, f64 runs short at 2 */
     constexpr int f32 = sizeof(T) == 4, minb3 = f32 ? 3 : 1, minb4 = f32 ? 4 : 2;
     constexpr int base = FFT_MIN_BLOCKS;
-#define ORR_VARIANT(num, launcher, ...)                                                           \
+#define ORR_VARIANT(num, ...)                                                                     \
     if constexpr (V == num)                                                                       \
-        return launcher<T, __VA_ARGS__>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
-    /* V, launcher, its template arguments after T: r16 TW, MINB, WARP_SYNC,
-     * STAGE, TPB; r8 MINB, WARP_SYNC, STAGE, TPB */
-    ORR_VARIANT(1, fft_c2c_launch_r16, 1, base, false)
-    ORR_VARIANT(2, fft_c2c_launch_r16, 2, base, false)
-    ORR_VARIANT(3, fft_c2c_launch_r16, 2, base, true)
-    ORR_VARIANT(4, fft_c2c_launch_r16, 2, minb3, true)
-    ORR_VARIANT(5, fft_c2c_launch_r8, 2, true)
-    ORR_VARIANT(6, fft_c2c_launch_r8, 1, true)
-    ORR_VARIANT(7, fft_c2c_launch_r8, 1, true, true)
-    ORR_VARIANT(8, fft_c2c_launch_r8, 2, true, true)
-    ORR_VARIANT(9, fft_c2c_launch_r16, 2, minb3, true, true)
-    ORR_VARIANT(10, fft_c2c_launch_r16, 2, base, true, true)
-    ORR_VARIANT(11, fft_c2c_launch_r16, 2, minb4, true)
-    ORR_VARIANT(12, fft_c2c_launch_r16, 2, minb4, true, false, 64)
-    ORR_VARIANT(13, fft_c2c_launch_r8, 2, true, false, 64)
-    ORR_VARIANT(14, fft_c2c_launch_r16, 3, minb4, true, false, 64, true)
-    ORR_VARIANT(15, fft_c2c_launch_r8, 2, true, false, 64, true)
-    ORR_VARIANT(16, fft_c2c_launch_r8, 2, true, true, 256, true)
-    ORR_VARIANT(0, fft_c2c_launch_r16, 0, base, false)
+        return fft_c2c_launch_radix<T, __VA_ARGS__>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
+    /* V, then fft_c2c_launch_radix's template arguments after T: R, TW
+     * (radix 16 only), MINB, WARP_SYNC, STAGE, TPB, FIXED */
+    ORR_VARIANT(1, 16, 1, base, false)
+    ORR_VARIANT(2, 16, 2, base, false)
+    ORR_VARIANT(3, 16, 2, base, true)
+    ORR_VARIANT(4, 16, 2, minb3, true)
+    ORR_VARIANT(5, 8, 0, 2, true)
+    ORR_VARIANT(6, 8, 0, 1, true)
+    ORR_VARIANT(7, 8, 0, 1, true, true)
+    ORR_VARIANT(8, 8, 0, 2, true, true)
+    ORR_VARIANT(9, 16, 2, minb3, true, true)
+    ORR_VARIANT(10, 16, 2, base, true, true)
+    ORR_VARIANT(11, 16, 2, minb4, true)
+    ORR_VARIANT(12, 16, 2, minb4, true, false, 64)
+    ORR_VARIANT(13, 8, 0, 2, true, false, 64)
+    ORR_VARIANT(14, 16, 3, minb4, true, false, 64, true)
+    ORR_VARIANT(15, 8, 0, 2, true, false, 64, true)
+    ORR_VARIANT(16, 8, 0, 2, true, true, 256, true)
+    ORR_VARIANT(0, 16, 0, base, false)
 #undef ORR_VARIANT
     static_assert(V >= 0 && V < FFT_C2C_VARIANTS, "C2C variants are 0 .. FFT_C2C_VARIANTS - 1");
     return cudaErrorInvalidValue;
