@@ -228,8 +228,10 @@ template <typename T> static void bench_precision(void *d_in, void *d_out)
         fprintf(stderr, "out of memory\n");
         exit(1);
     }
-    for (int n = 16; n <= 4096; n *= 4) {
-        if (!selected("ORR_BENCH_N", n, NULL))
+    /* every fourth power of two unless ORR_BENCH_N names the others */
+    const char *sizes = getenv("ORR_BENCH_N");
+    for (int n = 16; n <= 4096; n *= 2) {
+        if (sizes && *sizes ? !selected("ORR_BENCH_N", n, NULL) : (n & 0x5555) == 0)
             continue;
         const tables<T> tb(n);
         for (int kind = K_C2C; kind <= RK_DHT; kind++)

@@ -12,6 +12,10 @@
 # bench-opencl (bench/opencl_spectral_bench), bench-cpu (bench/spectral_bench
 # on the host CPU), bench-sep (bench/gpu_bench.sh, the separation cases).
 # Environment: REUSE_BUILD=1 (a warm machine: keep the last call's build),
+# PREBUILT=1 (TARBALL is a tree already configured and built, programs
+# and benchmarks included, elsewhere: the call only unpacks it at BUILD,
+# which must be the path it was built at, and runs; building here costs
+# most of a call's device time),
 # BENCH_CPU_ARGS (arguments of bench/spectral_bench), STEP_TIMEOUT (seconds a step may take, default 300), SM (default 90), VKFFT_INCLUDE (a folder holding vkFFT.h for
 # the OpenCL bench), BUILD (default /tmp/orrery-build).
 set -u
@@ -24,6 +28,9 @@ build=${BUILD:-/tmp/orrery-build}
 mkdir -p "$out"
 if [ "${REUSE_BUILD:-0}" = 1 ] && [ -x "$build/app_cpu/orrery_cpu" ]; then
     cd "$build" || exit 1   # a warm machine's earlier build of the same tarball
+elif [ "${PREBUILT:-0}" = 1 ]; then
+    rm -rf "$build" && mkdir -p "$build" && tar xzf "$tarball" -C "$build" --strip-components=1
+    cd "$build" || exit 1
 else
 rm -rf "$build" && mkdir -p "$build" && tar xzf "$tarball" -C "$build" --strip-components=1
 cd "$build" || exit 1
@@ -45,6 +52,10 @@ nvidia_platform() {
 }
 
 status=0
+# make's targets, unless PREBUILT (then they are all there already)
+build() {
+    [ "${PREBUILT:-0}" = 1 ] || make "$@" >>"$out/make.log" 2>&1
+}
 step() { # name, command...
     local name=$1
     shift
@@ -69,18 +80,18 @@ for s in "$@"; do
         p=$(nvidia_platform)
         step selftest-opencl app_opencl/orrery_opencl selftest ${p:+--platform $p} ;;
     device-check)
-        make app_cuda/spectral_device_check NVCC_BENCH_ARCH_FLAGS="-arch=sm_${SM:-90}" >>"$out/make.log" 2>&1 &&
+        build app_cuda/spectral_device_check NVCC_BENCH_ARCH_FLAGS="-arch=sm_${SM:-90}" &&
             step device-check app_cuda/spectral_device_check ;;
-    bench-fft) make bench/cuda_fft_bench >>"$out/make.log" 2>&1 && step bench-fft bench/cuda_fft_bench ;;
-    bench-2d) make bench/cuda_spectral2d_bench >>"$out/make.log" 2>&1 && step bench-2d bench/cuda_spectral2d_bench ;;
+    bench-fft) build bench/cuda_fft_bench && step bench-fft bench/cuda_fft_bench ;;
+    bench-2d) build bench/cuda_spectral2d_bench && step bench-2d bench/cuda_spectral2d_bench ;;
     bench-opencl)
         p=$(nvidia_platform)
-        make bench/opencl_spectral_bench >>"$out/make.log" 2>&1 &&
+        build bench/opencl_spectral_bench &&
             ORR_BENCH_PLATFORM=${p:-0} step bench-opencl bench/opencl_spectral_bench ;;
     # shellcheck disable=SC2086
-    bench-cpu) make bench/spectral_bench >>"$out/make.log" 2>&1 && step bench-cpu bench/spectral_bench ${BENCH_CPU_ARGS:-} ;;
+    bench-cpu) build bench/spectral_bench && step bench-cpu bench/spectral_bench ${BENCH_CPU_ARGS:-} ;;
     bench-sep)
-        make bench/cuda_peak >>"$out/make.log" 2>&1 &&
+        build bench/cuda_peak &&
             step bench-sep env ORR_GPU_PEAK=bench/cuda_peak bench/gpu_bench.sh app_cuda/orrery_cuda ;;
     *) echo "unknown step $s" ; status=1 ;;
     esac
