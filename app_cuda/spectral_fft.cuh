@@ -837,17 +837,25 @@ template <bool WARP_SYNC, typename Go> static cudaError_t fft_with_barrier(bool 
     return go(std::false_type{});
 }
 
-/* go(std::integral_constant<int, n>) for a power of two n from LO to HI:
- * the size as a template argument (the FIXED variants compile one kernel
- * per size); an error for any other n. */
-template <int LO, int HI, typename Go> static cudaError_t fft_with_size(int n, Go go)
+/* Every size: fft_with_size's default. */
+struct fft_all_sizes {
+    static constexpr bool has(int) { return true; }
+};
+
+/* go(std::integral_constant<int, n>) for a power of two n from LO to HI
+ * that Sizes::has(n): the size as a template argument (the FIXED variants
+ * compile one kernel per size, and only the sizes the app runs them at);
+ * an error for any other n. */
+template <int LO, int HI, typename Sizes = fft_all_sizes, typename Go>
+static cudaError_t fft_with_size(int n, Go go)
 {
     if constexpr (LO > HI) {
         return cudaErrorInvalidValue;
     } else {
-        if (n == LO)
-            return go(std::integral_constant<int, LO>{});
-        return fft_with_size<2 * LO, HI>(n, go);
+        if constexpr (Sizes::has(LO))
+            if (n == LO)
+                return go(std::integral_constant<int, LO>{});
+        return fft_with_size<2 * LO, HI, Sizes>(n, go);
     }
 }
 
@@ -873,8 +881,8 @@ static cudaError_t fft_with_variant(int variant, Go go)
  * WARP_SYNC and a transform's threads fit one warp, blocks of about TPB
  * threads; FIXED: one kernel per n, the size and the direction compiled
  * in (else the kernels for any n, which FIXED does not compile). */
-template <typename T, int R, int TW, int MINB, bool WARP_SYNC, bool STAGE = false, int TPB = 256,
-          bool FIXED = false>
+template <typename T, typename Sizes, int R, int TW, int MINB, bool WARP_SYNC, bool STAGE = false,
+          int TPB = 256, bool FIXED = false>
 static cudaError_t fft_c2c_launch_radix(const void *in, void *out, int n, int batch, const void *tw_t,
                                         int inverse, cudaStream_t stream, int tw_stride = 1)
 {
@@ -882,7 +890,7 @@ static cudaError_t fft_c2c_launch_radix(const void *in, void *out, int n, int ba
     typedef typename cpx_of<T>::type C;
     constexpr int LOG2R = R == 16 ? 4 : 3;
     if (STAGE && !fft_stage_aligned(in, out))
-        return fft_c2c_launch_radix<T, R, TW, MINB, WARP_SYNC, false, TPB, FIXED>(
+        return fft_c2c_launch_radix<T, Sizes, R, TW, MINB, WARP_SYNC, false, TPB, FIXED>(
             in, out, n, batch, tw_t, inverse, stream, tw_stride);
     const C *tw = (const C *)tw_t;
     int log2n = 0;
@@ -911,7 +919,7 @@ static cudaError_t fft_c2c_launch_radix(const void *in, void *out, int n, int ba
     };
     typedef std::integral_constant<int, 0> from_arguments;
     if constexpr (FIXED) {
-        return fft_with_size<16, 4096>(n, [&](auto n_tag) {
+        return fft_with_size<16, 4096, Sizes>(n, [&](auto n_tag) {
             constexpr int NN = decltype(n_tag)::value, LR = 1 << (ilog2_const(NN) % (R == 16 ? 4 : 3));
             const std::integral_constant<int, LR> lr;
             const std::bool_constant<WARP_SYNC && NN / R <= 32> w;
@@ -1046,6 +1054,19 @@ template <typename T> struct fft_c2c_compiled {
 #endif
     }
 };
+/* The sizes a FIXED variant V compiles: all where FFT_ALL_VARIANTS, else
+ * those where it is the default. */
+template <typename T, int V> struct fft_c2c_sizes {
+    static constexpr bool has(int n)
+    {
+#ifdef FFT_ALL_VARIANTS
+        (void)n;
+        return true;
+#else
+        return fft_c2c_default_variant<T>(n) == V;
+#endif
+    }
+};
 static inline const char *fft_c2c_variant_name(int variant)
 {
     switch (variant) {
@@ -1080,9 +1101,10 @@ static cudaError_t fft_c2c_launch_variant(const void *in, void *out, int n, int 
     constexpr int base = FFT_MIN_BLOCKS;
 #define ORR_VARIANT(num, ...)                                                                     \
     if constexpr (V == num)                                                                       \
-        return fft_c2c_launch_radix<T, __VA_ARGS__>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
-    /* V, then fft_c2c_launch_radix's template arguments after T: R, TW
-     * (radix 16 only), MINB, WARP_SYNC, STAGE, TPB, FIXED */
+        return fft_c2c_launch_radix<T, fft_c2c_sizes<T, V>, __VA_ARGS__>(in, out, n, batch, tw_t,   \
+                                                                        inverse, stream, tw_stride);
+    /* V, then fft_c2c_launch_radix's template arguments after T and the
+     * sizes: R, TW (radix 16 only), MINB, WARP_SYNC, STAGE, TPB, FIXED */
     ORR_VARIANT(1, 16, 1, base, false)
     ORR_VARIANT(2, 16, 2, base, false)
     ORR_VARIANT(3, 16, 2, base, true)

@@ -39,17 +39,18 @@ __host__ __device__ __forceinline__ C real_pair_input(const T *src, int i, int h
 /* C2R (and DCT-III through its spectrum) z_i from in_i and in_{h-i} of
  * real_pair_input: Y_k, Y_{h-k} -> E_k = (Y_k + conj Y_{h-k}) / 2, O_k =
  * W^{-k} (Y_k - conj Y_{h-k}) / 2, z_k = E_k + j O_k; DCT-III's Y_k =
- * e^{+j pi k/(2N)} (y_k - j y_{N-k}) for k = i and h - i. */
+ * e^{+j pi k/(2N)} (y_k - j y_{N-k}) for k = i and h - i. The table
+ * entries come as values: tw_i = tw[i], and for DCT-III qt_i = qt[i],
+ * qt_hmi = qt[h - i] (real_z_of_pair looks them up). */
 template <int KIND, typename T, typename C, typename W>
-__host__ __device__ __forceinline__ C real_z_of_pair(C in_i, C in_hmi, int i, int h, const W *tw, const W *qt)
+__host__ __device__ __forceinline__ C real_z_of_pair_tw(C in_i, C in_hmi, W tw_i, W qt_i, W qt_hmi)
 {
     C a, b;
     if constexpr (KIND == RK_C2R) {
         a = in_i;
         b = in_hmi;
     } else {
-        const int k2 = h - i;
-        const T cr0 = (T)qt[i].x, ci0 = (T)-qt[i].y, cr1 = (T)qt[k2].x, ci1 = (T)-qt[k2].y;
+        const T cr0 = (T)qt_i.x, ci0 = (T)-qt_i.y, cr1 = (T)qt_hmi.x, ci1 = (T)-qt_hmi.y;
         a.x = in_i.x * cr0 + in_i.y * ci0;
         a.y = in_i.x * ci0 - in_i.y * cr0;
         b.x = in_hmi.x * cr1 + in_hmi.y * ci1;
@@ -57,12 +58,23 @@ __host__ __device__ __forceinline__ C real_z_of_pair(C in_i, C in_hmi, int i, in
     }
     const T er = (T)0.5 * (a.x + b.x), ei = (T)0.5 * (a.y - b.y);
     const T dr = (T)0.5 * (a.x - b.x), di = (T)0.5 * (a.y + b.y);
-    const T wr = (T)tw[i].x, wi = (T)-tw[i].y;   /* W^{-k} */
+    const T wr = (T)tw_i.x, wi = (T)-tw_i.y;   /* W^{-k} */
     const T or_ = dr * wr - di * wi, oi = dr * wi + di * wr;
     C z;
     z.x = er - oi;
     z.y = ei + or_;
     return z;
+}
+
+template <int KIND, typename T, typename C, typename W>
+__host__ __device__ __forceinline__ C real_z_of_pair(C in_i, C in_hmi, int i, int h, const W *tw, const W *qt)
+{
+    W q0 = tw[i], q1 = tw[i];   /* (unused by C2R, whose qt may be NULL) */
+    if constexpr (KIND != RK_C2R) {
+        q0 = qt[i];
+        q1 = qt[h - i];
+    }
+    return real_z_of_pair_tw<KIND, T, C>(in_i, in_hmi, tw[i], q0, q1);
 }
 
 /* z_i, i < h = N/2: the input of the inner complex FFT, computed from one
@@ -128,27 +140,37 @@ __host__ __device__ __forceinline__ C real_spectrum(const C *z, int k, int h, co
 
 /* R2C, DHT, DCT-II: out from Y_k, 0 <= k <= h: R2C's Y_k; DHT's h_k = Re Y_k
  * - Im Y_k and DCT-II's out_k = Re(e^{-j pi k/(2N)} Y_k), and for 0 < k < h
- * also their point N - k, where Y_{N-k} = conj Y_k. The one place these
- * output formulas live (real_store and real_store_regs both put through it). */
+ * (mirror) also their point N - k, where Y_{N-k} = conj Y_k. at: where
+ * output k goes (dst + 2k for R2C, dst + k for the others), at_mirror:
+ * dst + N - k, q: DCT-II's qt[k]. The one place these output formulas
+ * live (real_put_spectrum and real_store_regs put through it). */
+template <int KIND, typename T, typename C, typename W>
+__host__ __device__ __forceinline__ void real_put_spectrum_at(T *at, T *at_mirror, bool mirror, C y, W q)
+{
+    if constexpr (KIND == RK_R2C) {
+        *reinterpret_cast<C *>(at) = y;
+    } else if constexpr (KIND == RK_DHT) {
+        *at = y.x - y.y;
+        if (mirror)
+            *at_mirror = y.x + y.y;
+    } else {
+        static_assert(KIND == RK_DCT2, "the kinds with a spectrum out");
+        /* one table entry for both: e^{-j pi (N-k)/(2N)} = -j conj(q_k) = (-Im q_k, -Re q_k) */
+        const T qr = (T)q.x, qi = (T)q.y;
+        *at = y.x * qr - y.y * qi;
+        if (mirror)
+            *at_mirror = -(y.x * qi + y.y * qr);
+    }
+}
+
+/* The same for output k of dst (h = N / 2). */
 template <int KIND, typename T, typename C, typename W>
 __host__ __device__ __forceinline__ void real_put_spectrum(T *dst, int k, int h, C y, const W *qt)
 {
-    const int n = 2 * h;
-    const bool mirror = k != 0 && k != h;
-    if constexpr (KIND == RK_R2C) {
-        reinterpret_cast<C *>(dst)[k] = y;
-    } else if constexpr (KIND == RK_DHT) {
-        dst[k] = y.x - y.y;
-        if (mirror)
-            dst[n - k] = y.x + y.y;
-    } else {
-        static_assert(KIND == RK_DCT2, "the kinds with a spectrum out");
-        /* one table load for both: e^{-j pi (N-k)/(2N)} = -j conj(q_k) = (-Im q_k, -Re q_k) */
-        const T qr = (T)qt[k].x, qi = (T)qt[k].y;
-        dst[k] = y.x * qr - y.y * qi;
-        if (mirror)
-            dst[n - k] = -(y.x * qi + y.y * qr);
-    }
+    W q = W();
+    if constexpr (KIND == RK_DCT2)
+        q = qt[k];
+    real_put_spectrum_at<KIND, T>(dst + (KIND == RK_R2C ? 2 * k : k), dst + 2 * h - k, k != 0 && k != h, y, q);
 }
 
 /* The store: z (shared, h points, natural order, unscaled, slots as
@@ -301,47 +323,143 @@ __device__ __forceinline__ void real_load_dct2_quads(const T *src, C *v, int tid
 
 /* The store from registers (layout as real_reg). Every thread of the warp
  * takes part (the shuffles); only live ones write. C2R: any threads;
- * the others: threads in one warp. */
-template <int KIND, int R, int LAST_R, typename T, typename C>
+ * the others: threads in one warp, or any number where VIA_SHARED: then
+ * sh holds the whole transform (slots fft_slot<R>, threads a multiple of
+ * R), whence each thread takes its points' partners instead (half the
+ * shared loads of real_store, which reads both points of a pair). Each
+ * stream (output, mirror output, partners, tables) has one base a thread
+ * and offsets known when compiling: computing every address from k cost
+ * more instructions than the arithmetic (Nsight Compute, DCT-II N = 4096). */
+template <int KIND, int R, int LAST_R, bool VIA_SHARED, typename T, typename C>
 __device__ __forceinline__ void real_store_regs(const C *v, T *dst, int h, const C *tw, const C *qt,
-                                                int tid, int threads, bool live)
+                                                int tid, int threads, bool live, const C *sh = nullptr)
 {
     if constexpr (KIND == RK_C2R) {
         const T scale = (T)1 / (T)h;
-        C *x = reinterpret_cast<C *>(dst);
+        C *x = reinterpret_cast<C *>(dst) + tid;
 #pragma unroll
         for (int j = 0; j < R; j++) {
             C z = v[real_reg<R, LAST_R>(j)];
             z.x *= scale;
             z.y *= scale;
             if (live)
-                x[tid + threads * j] = z;
+                x[threads * j] = z;
         }
     } else if constexpr (KIND == RK_DCT3) {
         /* reals 4i .. 4i + 3, i < h / 2: z_i.x, z_{h-1-i}.y, z_i.y, z_{h-1-i}.x (see
-         * real_store; partner as real_load_dct2_quads) */
+         * real_store; partner as real_load_dct2_quads); point h - 1 - i
+         * = threads (R - j) - (tid + 1) sits at slot c + c / R + partner, c =
+         * threads (R - j) */
+        T *out = dst + 4 * tid;
+        const int partner = -(tid + 1) - (tid + R) / R;
 #pragma unroll
         for (int j = 0; j < R / 2; j++) {
             const C a = v[real_reg<R, LAST_R>(j)];
-            const C b = shfl_c(v[real_reg<R, LAST_R>(R - 1 - j)], threads - 1 - tid, threads);
+            const int c = threads * (R - j);
+            const C b = VIA_SHARED ? sh[c + c / R + partner]
+                                   : shfl_c(v[real_reg<R, LAST_R>(R - 1 - j)], threads - 1 - tid, threads);
             if (live)
-                quad<T>::store(dst + 4 * (tid + threads * j), a.x, b.y, a.y, b.x);
+                quad<T>::store(out + 4 * threads * j, a.x, b.y, a.y, b.x);
         }
     } else {
         /* Y_k, k = tid + threads j, from Z_k and Z_{h-k}: lane (threads - tid)
-         * mod threads at R - 1 - j; lane 0's own at (R - j) mod R */
+         * mod threads at R - 1 - j; lane 0's own at (R - j) mod R; from
+         * shared memory slot c + c / R + partner, c = threads (R - j) (0 for
+         * k = 0). The j run in pairs j, R - 1 - j (the two that send each
+         * other's registers), so two of v die with each pair: in order of j
+         * all stayed live to the middle, and the kinds with more to store
+         * spilled at 64 registers. */
+        if (VIA_SHARED && !live)
+            return;   /* (no shuffles on that path) */
         const int lane = (threads - tid) & (threads - 1);
+        const int partner = -tid - (tid + R - 1) / R;
+        constexpr int step = KIND == RK_R2C ? 2 : 1;   /* reals an output point */
+        T *at = dst + step * tid, *at_mirror = dst + 2 * h - tid;
+        const C *tw_k = tw + tid, *qt_k = KIND == RK_DCT2 ? qt + tid : qt;
 #pragma unroll
-        for (int j = 0; j < R; j++) {
+        for (int jj = 0; jj < R; jj++) {
+            const int j = jj & 1 ? R - 1 - jj / 2 : jj / 2;
             const C own = v[real_reg<R, LAST_R>(j)];
-            const C send = tid == 0 ? v[real_reg<R, LAST_R>((R - j) % R)] : v[real_reg<R, LAST_R>(R - 1 - j)];
-            const C b = shfl_c(send, lane, threads);
-            const int k = tid + threads * j;
+            C b;
+            if constexpr (VIA_SHARED) {
+                const int c = threads * (R - j);
+                b = sh[j == 0 && tid == 0 ? 0 : c + c / R + partner];
+            } else {
+                b = shfl_c(v[real_reg<R, LAST_R>(R - 1 - j)], lane, threads);
+                if (tid == 0)
+                    b = v[real_reg<R, LAST_R>((R - j) % R)];
+            }
             if (!live)
                 continue;
-            real_put_spectrum<KIND, T>(dst, k, h, real_spectrum_of<T>(own, b, tw[k]), qt);
-            if (k == 0)   /* Y_h from Z_0 too */
+            const int o = threads * j;
+            C q = C();
+            if constexpr (KIND == RK_DCT2)
+                q = qt_k[o];
+            real_put_spectrum_at<KIND, T>(at + step * o, at_mirror - o, j != 0 || tid != 0,
+                                          real_spectrum_of<T>(own, b, tw_k[o]), q);
+            if (j == 0 && tid == 0)   /* Y_h from Z_0 too */
                 real_put_spectrum<KIND, T>(dst, h, h, real_spectrum_of<T>(own, own, tw[0], true), qt);
+        }
+    }
+}
+
+/* The first pass's input (pass 0 of fft_real_radix, R points a thread):
+ * z_i for i = tid + threads r into v[r] (zeros where not live), by
+ * real_load_z's formulas with one base a thread for each stream read and
+ * offsets known when compiling (r is; and for DCT-II i < N / 4 just when
+ * r < R / 2). */
+template <int KIND, int R, typename T, typename C>
+__device__ __forceinline__ void real_load_first(const T *src, C *v, int h, const C *tw, const C *qt,
+                                                int tid, int threads, bool live)
+{
+    if (!live) {
+#pragma unroll
+        for (int r = 0; r < R; r++)
+            v[r].x = v[r].y = (T)0;
+        return;
+    }
+    const int n = 2 * h;
+    if constexpr (KIND == RK_R2C || KIND == RK_DHT) {
+        const C *z = reinterpret_cast<const C *>(src) + tid;
+#pragma unroll
+        for (int r = 0; r < R; r++)
+            v[r] = z[threads * r];
+    } else if constexpr (KIND == RK_DCT2) {
+        /* z_i = x_{4i} + j x_{4i+2} for i < N / 4, x_{2N-4i-1} + j x_{2N-4i-3} above */
+        const T *lo = src + 4 * tid, *hi = src + 2 * n - 1 - 4 * tid;
+#pragma unroll
+        for (int r = 0; r < R; r++) {
+            const int o = 4 * threads * r;
+            if (r < R / 2) {
+                v[r].x = lo[o];
+                v[r].y = lo[o + 2];
+            } else {
+                v[r].x = hi[-o];
+                v[r].y = hi[-o - 2];
+            }
+        }
+    } else {
+        /* the pair inputs (real_pair_input) at i and h - i and the table
+         * entries at i (and qt's at h - i) */
+        const C *tw_i = tw + tid;
+#pragma unroll
+        for (int r = 0; r < R; r++) {
+            const int o = threads * r;
+            C in_i, in_hmi;
+            C q0 = C(), q1 = C();
+            if constexpr (KIND == RK_C2R) {
+                in_i = reinterpret_cast<const C *>(src)[tid + o];
+                in_hmi = reinterpret_cast<const C *>(src)[h - tid - o];
+            } else {
+                /* DCT-III: x_i, x_{N-i} (x_N = 0 at i = 0) and x_{h-i}, x_{h+i} */
+                in_i.x = src[tid + o];
+                in_i.y = r == 0 && tid == 0 ? (T)0 : src[n - tid - o];
+                in_hmi.x = src[h - tid - o];
+                in_hmi.y = src[h + tid + o];
+                q0 = qt[tid + o];
+                q1 = qt[h - tid - o];
+            }
+            v[r] = real_z_of_pair_tw<KIND, T, C>(in_i, in_hmi, tw_i[o], q0, q1);
         }
     }
 }
@@ -445,6 +563,9 @@ fft_real_radix(const T *in, T *out, int n_arg, int batch, const typename cpx_of<
     static_assert(LAST_R < R, "the last pass is smaller than R");
     typedef typename cpx_of<T>::type C;
     constexpr int LOG2R = R == 16 ? 4 : 3;
+    /* REG where a transform spans warps: the partners come from the last
+     * pass's shared copy (real_store_regs) */
+    constexpr bool VIA_SHARED = REG && !WARP && KIND != RK_C2R;
     extern __shared__ unsigned char smem_raw[];
     /* H (a variant): the size known when compiling, so every pass unrolls
      * and its shared-memory and global offsets are constants off one base */
@@ -465,22 +586,14 @@ fft_real_radix(const T *in, T *out, int n_arg, int batch, const typename cpx_of<
         const int m = len / R, tstep = n / len;   /* the table has n = 2h points */
         const int p = tid >> (LOG2R * pass), q = tid & (s - 1);
         const bool first = pass == 0;
-        if (REG && KIND == RK_DCT2 && first) {
+        if (REG && WARP && KIND == RK_DCT2 && first) {
             real_load_dct2_quads<R>(src, v, tid, threads, live);
+        } else if (first) {   /* (point i = tid + threads r: q = 0, s = 1, m = threads) */
+            real_load_first<KIND, R>(src, v, h, tw, qt, tid, threads, live);
         } else {
 #pragma unroll
-            for (int r = 0; r < R; r++) {
-                const int i = q + s * (p + r * m);
-                if (first) {
-                    C z;
-                    z.x = z.y = (T)0;
-                    if (live)
-                        z = real_load_z<KIND, T, C, C>(src, i, h, tw, qt);
-                    v[r] = z;
-                } else {
-                    v[r] = sh[fft_slot<R>(i)];
-                }
-            }
+            for (int r = 0; r < R; r++)
+                v[r] = sh[fft_slot<R>(q + s * (p + r * m))];
         }
         const bool last = LAST_R == 1 && len == R;   /* its twiddles are all 1 */
         if constexpr (R == 16) {
@@ -492,8 +605,8 @@ fft_real_radix(const T *in, T *out, int n_arg, int batch, const typename cpx_of<
             if (!(H && last))
                 twiddle8<C, T>(v, tw, p * tstep, sign);
         }
-        if (REG && last) {
-            real_store_regs<KIND, R, LAST_R, T, C>(v, dst, h, tw, qt, tid, threads, live);
+        if (REG && !VIA_SHARED && last) {
+            real_store_regs<KIND, R, LAST_R, false>(v, dst, h, tw, qt, tid, threads, live);
             return true;
         }
         if (!first)
@@ -502,6 +615,10 @@ fft_real_radix(const T *in, T *out, int n_arg, int batch, const typename cpx_of<
         for (int r = 0; r < R; r++)
             sh[fft_slot<R>(q + s * (R * p + r))] = v[r];
         pass_barrier<WARP>();
+        if (VIA_SHARED && last) {
+            real_store_regs<KIND, R, LAST_R, true>(v, dst, h, tw, qt, tid, threads, live, sh);
+            return true;
+        }
         return false;
     };
     /* every pass runs (only the last can store): fft_run_passes' exit after
@@ -541,8 +658,8 @@ fft_real_radix(const T *in, T *out, int n_arg, int batch, const typename cpx_of<
             for (int g = 0; g < R / 8; g++)
                 dft8_natural<C, T>(v + 8 * g, sign);
         }
-        if (REG) {
-            real_store_regs<KIND, R, LAST_R, T, C>(v, dst, h, tw, qt, tid, threads, live);
+        if (REG && !VIA_SHARED) {
+            real_store_regs<KIND, R, LAST_R, false>(v, dst, h, tw, qt, tid, threads, live);
             return;
         }
         pass_barrier<WARP>();
@@ -554,6 +671,10 @@ fft_real_radix(const T *in, T *out, int n_arg, int batch, const typename cpx_of<
                 sh[fft_slot<R>(q + s * r)] = v[g * LAST_R + r];
         }
         pass_barrier<WARP>();
+        if (VIA_SHARED) {
+            real_store_regs<KIND, R, LAST_R, true>(v, dst, h, tw, qt, tid, threads, live, sh);
+            return;
+        }
     }
     if (live)
         real_store<KIND, T, C, C, R>(sh, dst, h, tw, qt, tid, threads);
@@ -563,14 +684,14 @@ fft_real_radix(const T *in, T *out, int n_arg, int batch, const typename cpx_of<
  * blocks an SM; warp barriers where a transform's threads fit a warp;
  * blocks of about TPB threads. */
 template <typename T, int KIND, int R, int TW, int MINB, bool WARP_SYNC, int TPB = 256,
-          bool DIRECT = false, bool FIXED = false>
+          bool DIRECT = false, bool FIXED = false, bool ALL_REG = false, typename Sizes = fft_all_sizes>
 static cudaError_t fft_real_launch_radix(const T *in, T *out, int n, int batch, const void *tw_t,
                                          const void *qt_t, cudaStream_t stream)
 {
     /* the DCTs' 16-byte vectors need aligned ends */
     if constexpr (DIRECT && (KIND == RK_DCT2 || KIND == RK_DCT3))
         if (!fft_stage_aligned(in, out))
-            return fft_real_launch_radix<T, KIND, R, TW, MINB, WARP_SYNC, TPB, false, FIXED>(
+            return fft_real_launch_radix<T, KIND, R, TW, MINB, WARP_SYNC, TPB, false, FIXED, ALL_REG, Sizes>(
                 in, out, n, batch, tw_t, qt_t, stream);
     typedef typename cpx_of<T>::type C;
     const int h = n / 2;
@@ -588,12 +709,15 @@ static cudaError_t fft_real_launch_radix(const T *in, T *out, int n, int batch, 
         const auto fixed = [&](auto h_tag) {
             constexpr int HH = decltype(h_tag)::value;
             constexpr bool W = WARP_SYNC && HH / R <= 32;
-            constexpr bool REG = DIRECT && (KIND == RK_C2R || W);
+            /* from registers: C2R anywhere, the others where a transform is
+             * one warp (shuffles), or anywhere where ALL_REG (real_store_regs'
+             * shared partners) */
+            constexpr bool REG = DIRECT && (KIND == RK_C2R || W || ALL_REG);
             constexpr int LR = 1 << (ilog2_const(HH) % (R == 16 ? 4 : 3));
             return fft_launch(fft_real_radix<T, KIND, R, LR, TW, W, MINB, REG, HH>, grid, block,
                               smem, stream, in, out, n, batch, tw, qt);
         };
-        return fft_with_size<32, 2048>(h, fixed);
+        return fft_with_size<32, 2048, Sizes>(h, fixed);
     } else {   /* (the kernels for any n: not compiled where FIXED) */
         return fft_with_barrier<WARP_SYNC>(per <= 32, [&](auto warp_tag) {
             constexpr bool W = decltype(warp_tag)::value;
@@ -619,29 +743,35 @@ static cudaError_t fft_real_launch_radix(const T *in, T *out, int n, int batch, 
  * blocks an SM in f32 (its 11), 4 and 5: 3 and 2 in blocks of one
  * transform (its 12 and 13), 6 and 7: 4 and 5 storing from registers
  * (real_store_regs), 8, 9, 10: 6, 7 and 2 with the size compiled in (one
- * kernel per N, as fft_c2c_launch's 14-16); -1 the default for the kind
+ * kernel per N, as fft_c2c_launch's 14-16), 11 and 12: 8 (in f32) and 9
+ * at 3 blocks an SM (80 registers a thread: at 64 the kinds with two
+ * outputs a point spilled 20-96 bytes), 13 and 14: 8 and 9 storing from
+ * registers where a transform spans warps too (the partners from shared
+ * memory), 15: 13 at 3 blocks an SM in f32; -1 the default for the kind
  * and size. (4 at 5 blocks an SM in f32 spilled: 0.0-0.15x cuFFT slower.)
  * Only files that define FFT_ALL_VARIANTS compile them all (see
  * FFT_C2C_VARIANTS). tw_d, qt_d: the N-point tables as double2; tw_t,
  * qt_t: the same in T's precision (qt may be NULL for the kinds without
  * it). */
-#define FFT_REAL_VARIANTS 11
+#define FFT_REAL_VARIANTS 16
 /* The defaults, fastest side by side on an H200 (bench/RESULTS.md,
- * 2026-11-23, sixth session; N = 64, seventh): below FFT_REAL_SHORT_N
- * one thread a transform (fft_real_small) in single precision, 57-68% of
- * copy against 34-55% for the register path (C2R: 63% against variant
- * 9's 74%), capped at 128 registers (FFT_REAL_SMALL_CAPPED_VARIANT: 59-71%
- * against 53-68% uncapped, where the compiler took 100-168), and in
- * double radix 8 as 2 (R2C,
- * DCT-II, DHT: a 64-point transform is 4 threads, too few to gain from
- * the shuffles; one thread a transform within 4% there, 66% against 77%
- * for R2C) or 9 (C2R, DCT-III); from there the size compiled in and
- * the store from registers, radix 8 (9) or radix 16 (8) where a transform
- * of radix 8 would span more than a warp and radix 16 fits one (N = 1024
- * in single precision) or simply ran faster (C2R from N = 256 in double;
- * DHT in double from N = 1024 too in the sixth session, but 9 in both
- * full runs of the seventh: 0.97-0.98x cuFFT against 0.87-0.90x at 1024,
- * 1.00x against 0.97-0.99x at 4096). */
+ * 2026-11-23, sixth session; N = 64, seventh; 12, 14 and 15, eighth):
+ * below FFT_REAL_SHORT_N one thread a transform (fft_real_small) in
+ * single precision, 57-68% of copy against 34-55% for the register path,
+ * capped at 128 registers (FFT_REAL_SMALL_CAPPED_VARIANT: 59-71% against
+ * 53-68% uncapped, where the compiler took 100-168). From there in single
+ * precision radix 8 (9) up to N = 512, where a transform is at most one
+ * warp; from N = 1024 the store from registers through shared partners,
+ * radix 8 at 1024 (14) and radix 16 at 3 blocks an SM from 2048 (15):
+ * 0.92-1.01x cuFFT for R2C against 0.75-0.87x for the shared store (8),
+ * which spilled at 64 registers. C2R at 3 blocks an SM (12) up to 1024:
+ * 2-8% ahead of 9 at every N. In double radix 8 at 3 blocks an SM (12, 80
+ * registers, no spills; 0.9-1.36x cuFFT against 0.7-1.25x for 9 at 64
+ * registers), but at N = 64 radix 8 in 4-thread transforms (2) for DCT-II
+ * and DHT (6-9% ahead of 12); from N = 1024 R2C, DCT-II and DHT store
+ * through shared partners at 4 blocks an SM (14; level with 12 at 1024,
+ * 2-6% ahead above), and from 2048 C2R and DCT-III run radix 16 (8; 6-10%
+ * ahead of 12). */
 #define FFT_REAL_SHORT_N 128
 /* below: the shared path (one thread a transform at h = 8, radix 8, ran at
  * 0.3-0.7x the shared path's speed on the H200) */
@@ -658,16 +788,19 @@ static cudaError_t fft_real_launch_radix(const T *in, T *out, int n, int batch, 
 #define FFT_REAL_SMALL_CAPPED_MINB 4
 template <typename T> constexpr int fft_real_default_variant(int kind, int n)
 {
-    if (n < FFT_REAL_SHORT_N) {
-        /* N = 64: one thread a transform in single precision (C2R aside),
-         * capped at 128 registers */
-        if (sizeof(T) == sizeof(float) && kind != RK_C2R)
+    if (sizeof(T) == sizeof(float)) {
+        if (kind == RK_C2R)
+            return n >= 2048 ? 15 : 12;
+        /* N = 64: one thread a transform, capped at 128 registers */
+        if (n < FFT_REAL_SHORT_N)
             return FFT_REAL_SMALL_CAPPED_VARIANT;
-        return kind == RK_C2R || kind == RK_DCT3 ? 9 : 2;
+        return n >= 2048 ? 15 : n >= 1024 ? 14 : 9;
     }
-    if (sizeof(T) == sizeof(float))
-        return kind != RK_C2R && n >= 1024 ? 8 : 9;
-    return kind == RK_C2R && n >= 256 ? 8 : 9;
+    if (n < FFT_REAL_SHORT_N && (kind == RK_DCT2 || kind == RK_DHT))
+        return 2;
+    if (kind == RK_C2R || kind == RK_DCT3)
+        return n >= 2048 ? 8 : 12;
+    return n >= 1024 ? 14 : 12;
 }
 /* The variants from h = FFT_REAL_MIN_REGISTER_H up (the register path's
  * and FFT_REAL_SMALL_VARIANT) a launcher compiles: all where
@@ -700,15 +833,35 @@ static inline const char *fft_real_variant_name(int variant)
     case 8: return "as 6, size compiled in";
     case 9: return "as 7, size compiled in";
     case 10: return "as 2, size compiled in";
+    case 11: return "as 8, f32 3 blk (80 regs)";
+    case 12: return "as 9, 3 blk (80 regs)";
+    case 13: return "as 8, from registers at any N";
+    case 14: return "as 9, from registers at any N";
+    case 15: return "as 13, f32 3 blk";
     default: return "?";
     }
 }
+
+/* The sizes (h = N / 2) a FIXED variant V compiles: all where
+ * FFT_ALL_VARIANTS, else those where it is the default. */
+template <typename T, int KIND, int V> struct fft_real_sizes {
+    static constexpr bool has(int h)
+    {
+#ifdef FFT_ALL_VARIANTS
+        (void)h;
+        return true;
+#else
+        return fft_real_default_variant<T>(KIND, 2 * h) == V;
+#endif
+    }
+};
 
 /* Variant V of the register path (h >= FFT_REAL_MIN_REGISTER_H). */
 template <typename T, int KIND, int V>
 static cudaError_t fft_real_launch_variant(const T *in, T *out, int n, int batch, const void *tw_t,
                                            const void *qt_t, cudaStream_t stream)
 {
+    typedef fft_real_sizes<T, KIND, V> sizes;
     if constexpr (V == 1) {
         return fft_real_launch_radix<T, KIND, 16, 2, FFT_MIN_BLOCKS, true>(in, out, n, batch, tw_t,
                                                                            qt_t, stream);
@@ -718,16 +871,16 @@ static cudaError_t fft_real_launch_variant(const T *in, T *out, int n, int batch
         constexpr int minb = sizeof(T) == 4 ? 4 : 2;
         return fft_real_launch_radix<T, KIND, 16, 2, minb, true, V == 4 ? 64 : 256>(
             in, out, n, batch, tw_t, qt_t, stream);
-    } else if constexpr (V == 5 || V == 7 || V == 9) {
-        return fft_real_launch_radix<T, KIND, 8, 0, 4, true, 64, V != 5, V == 9>(
-            in, out, n, batch, tw_t, qt_t, stream);
+    } else if constexpr (V == 5 || V == 7 || V == 9 || V == 12 || V == 14) {
+        return fft_real_launch_radix<T, KIND, 8, 0, V == 12 ? 3 : 4, true, 64, V != 5, V >= 9, V == 14,
+                                     sizes>(in, out, n, batch, tw_t, qt_t, stream);
     } else if constexpr (V == 10) {
-        return fft_real_launch_radix<T, KIND, 8, 0, 4, true, 256, false, true>(in, out, n, batch,
-                                                                               tw_t, qt_t, stream);
-    } else if constexpr (V == 6 || V == 8) {
-        constexpr int minb = sizeof(T) == 4 ? 4 : 2;
-        return fft_real_launch_radix<T, KIND, 16, V == 8 ? 3 : 2, minb, true, 64, true, V == 8>(
+        return fft_real_launch_radix<T, KIND, 8, 0, 4, true, 256, false, true, false, sizes>(
             in, out, n, batch, tw_t, qt_t, stream);
+    } else if constexpr (V == 6 || V == 8 || V == 11 || V == 13 || V == 15) {
+        constexpr int minb = sizeof(T) == 4 ? (V == 11 || V == 15 ? 3 : 4) : 2;
+        return fft_real_launch_radix<T, KIND, 16, V == 6 ? 2 : 3, minb, true, 64, true, V != 6, V >= 13,
+                                     sizes>(in, out, n, batch, tw_t, qt_t, stream);
     } else {
         static_assert(V == 0, "real variants are 0 .. FFT_REAL_VARIANTS - 1");
         return fft_real_launch_radix<T, KIND, 16, 0, FFT_MIN_BLOCKS, false>(in, out, n, batch, tw_t,
