@@ -645,13 +645,16 @@ static cudaError_t fft2_launch(const C *in, C *out, int n1, int n2, int batch, i
  * directions; the slice is read once and the result written once, and
  * no pass over shared memory only pads, multiplies or copies. Steps of
  * radix 2^LRMAX. */
-template <typename T, int LRMAX, int MAX_THREADS>
+template <typename T, int LRMAX, int MAX_THREADS, int LOG2NF = 0>
 __global__ void __launch_bounds__(MAX_THREADS) conv2d_kernel(
     const typename s2d_cpx<T>::type *slices, const T *shapes_perm, typename s2d_cpx<T>::type *out,
-    int log2nf, int m, int group, int batch, int per_shape, const typename s2d_cpx<T>::type *tw)
+    int log2nf_arg, int m, int group, int batch, int per_shape, const typename s2d_cpx<T>::type *tw)
 {
     typedef typename s2d_cpx<T>::type C;
     extern __shared__ unsigned char s2d_smem[];
+    /* LOG2NF: the size known when compiling (the short dense launches), so
+     * the steps unroll and their radices and offsets are constants */
+    const int log2nf = LOG2NF ? LOG2NF : log2nf_arg;
     const int nf = 1 << log2nf, h = (m - 1) / 2, mask = nf - 1;
     const int lg_group = s2d_log2(group);
     C *a_rows = reinterpret_cast<C *>(s2d_smem) +
@@ -778,22 +781,33 @@ static inline conv2d_shape conv2d_shape_of(int nf, int m, size_t csize, size_t s
     return conv2d_shape_for(nf, m, csize, 1024 / nf, threads);
 }
 
-template <typename T, int LRMAX, int MAX_THREADS>
+/* Dense launches of 16 x 16 and 32 x 32 transforms run kernels with the
+ * size compiled in. */
+template <typename T, int LRMAX, int MAX_THREADS, int DENSE>
 static cudaError_t conv2d_launch_v(const typename s2d_cpx<T>::type *slices, const T *shapes_perm,
                                    typename s2d_cpx<T>::type *out, int nf, int m, int batch,
                                    int per_shape, const typename s2d_cpx<T>::type *tw,
-                                   int smem_limit, int dense, cudaStream_t stream)
+                                   int smem_limit, cudaStream_t stream)
 {
     const conv2d_shape s = conv2d_shape_of(nf, m, sizeof(typename s2d_cpx<T>::type),
-                                           (size_t)smem_limit, MAX_THREADS, dense);
-    cudaError_t e = fft_allow_smem((const void *)conv2d_kernel<T, LRMAX, MAX_THREADS>, s.smem);
-    if (e != cudaSuccess)
-        return e;
+                                           (size_t)smem_limit, MAX_THREADS, DENSE);
     const int blocks = (batch + s.slices - 1) / s.slices;
     dim3 block((unsigned)s.threads_x, (unsigned)s.slices);
-    conv2d_kernel<T, LRMAX, MAX_THREADS><<<blocks, block, s.smem, stream>>>(
-        slices, shapes_perm, out, s2d_log2(nf), m, s.group, batch, per_shape, tw);
-    return cudaGetLastError();
+    const auto launch = [&](auto kernel) {
+        cudaError_t e = fft_allow_smem((const void *)kernel, s.smem);
+        if (e != cudaSuccess)
+            return e;
+        kernel<<<blocks, block, s.smem, stream>>>(slices, shapes_perm, out, s2d_log2(nf), m, s.group,
+                                                  batch, per_shape, tw);
+        return cudaGetLastError();
+    };
+    if constexpr (DENSE != 0) {
+        if (nf == 16)
+            return launch(conv2d_kernel<T, LRMAX, MAX_THREADS, 4>);
+        if (nf == 32)
+            return launch(conv2d_kernel<T, LRMAX, MAX_THREADS, 5>);
+    }
+    return launch(conv2d_kernel<T, LRMAX, MAX_THREADS>);
 }
 
 /* Fused convolution of batch M x M slices with n_shapes S arrays (one per
@@ -829,11 +843,11 @@ static cudaError_t conv2d_launch(const typename s2d_cpx<T>::type *slices, const 
                                                                     : 0;
 #define CONV2D_ARGS slices, shapes_perm, out, nf, m, batch, per_shape, tw, limit
     switch (variant < 0 ? 0 : variant) {
-    case 1: return conv2d_launch_v<T, 4, 512>(CONV2D_ARGS, 0, stream);
-    case 2: return conv2d_launch_v<T, 4, 256>(CONV2D_ARGS, 1, stream);
-    case 3: return conv2d_launch_v<T, 4, 128>(CONV2D_ARGS, 1, stream);
-    case 4: return conv2d_launch_v<T, 4, 64>(CONV2D_ARGS, 1, stream);
-    default: return conv2d_launch_v<T, 4, 256>(CONV2D_ARGS, 0, stream);
+    case 1: return conv2d_launch_v<T, 4, 512, 0>(CONV2D_ARGS, stream);
+    case 2: return conv2d_launch_v<T, 4, 256, 1>(CONV2D_ARGS, stream);
+    case 3: return conv2d_launch_v<T, 4, 128, 1>(CONV2D_ARGS, stream);
+    case 4: return conv2d_launch_v<T, 4, 64, 1>(CONV2D_ARGS, stream);
+    default: return conv2d_launch_v<T, 4, 256, 0>(CONV2D_ARGS, stream);
     }
 #undef CONV2D_ARGS
 }

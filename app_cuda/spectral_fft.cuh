@@ -980,7 +980,7 @@ fft_c2c_small(const typename cpx_of<T>::type *in, typename cpx_of<T>::type *out,
                                     vec);
 }
 
-template <typename T>
+template <typename T, typename Sizes = fft_all_sizes>
 static cudaError_t fft_c2c_launch_small(const void *in, void *out, int n, int batch, int inverse,
                                         cudaStream_t stream)
 {
@@ -990,7 +990,7 @@ static cudaError_t fft_c2c_launch_small(const void *in, void *out, int n, int ba
     dim3 block(threads), grid((batch + threads - 1) / threads);
     const C *i = (const C *)in;
     C *o = (C *)out;
-    return fft_with_size<16, FFT_C2C_SMALL_MAX_N>(n, [&](auto n_tag) {   /* (n >= 16 here) */
+    return fft_with_size<16, FFT_C2C_SMALL_MAX_N, Sizes>(n, [&](auto n_tag) {   /* (n >= 16 here) */
         constexpr int NN = decltype(n_tag)::value;
         return inverse ? fft_launch(fft_c2c_small<T, NN, 1>, grid, block, smem, stream, i, o, batch)
                        : fft_launch(fft_c2c_small<T, NN, -1>, grid, block, smem, stream, i, o, batch);
@@ -1011,7 +1011,10 @@ static cudaError_t fft_c2c_launch_small(const void *in, void *out, int n, int ba
  * 8 in 64-thread blocks (15, as 13)
  * below N = 128 in single precision and below N = 2048 in double; radix
  * 16 with two twiddle loads, one transform a block at 4 blocks an SM in
- * single and 2 in double (14, as 12) above. The history of the others:
+ * single and 2 in double (14, as 12) above, and from N = 2048 in single
+ * at 3 blocks an SM (17: 80 registers; eighth session, N = 4096: 24.7 us
+ * against 27.2, 1.13x cuFFT against 1.03x, 76% of copy; level at 2048,
+ * behind below). The history of the others:
  * Nsight Compute showed the 3-block radix-16 build (4) register-bound at
  * 78 registers and 33% occupancy where cuFFT runs 56 registers at 49% in
  * 64-thread blocks of one transform; 4 blocks an SM (11) took f32 N =
@@ -1025,7 +1028,7 @@ static cudaError_t fft_c2c_launch_small(const void *in, void *out, int n, int ba
  * device check) compiles them all; elsewhere the launcher compiles and
  * runs the defaults whatever variant is asked, which keeps the app's build
  * time and size down. */
-#define FFT_C2C_VARIANTS 17
+#define FFT_C2C_VARIANTS 18
 /* Up to FFT_C2C_SMALL_MAX_N one more: fft_c2c_small, one thread a transform. */
 #define FFT_C2C_SMALL_VARIANT FFT_C2C_VARIANTS
 #define FFT_C2C_MIN_REGISTER_N 16   /* below: the radix-4 shared kernel */
@@ -1036,6 +1039,8 @@ template <typename T> constexpr int fft_c2c_default_variant(int n)
 {
     if (n < FFT_C2C_STAGED_N)   /* N = 16: one thread a transform in single precision */
         return sizeof(T) == sizeof(float) ? FFT_C2C_SMALL_VARIANT : 16;
+    if (sizeof(T) == sizeof(float) && n >= FFT_C2C_LONG_N)
+        return 17;   /* 3 blocks an SM: 80 registers */
     return n < (sizeof(T) == sizeof(double) ? FFT_C2C_LONG_N : FFT_C2C_SHORT_N) ? 15 : 14;
 }
 /* The variants a launcher compiles: all where FFT_ALL_VARIANTS, else those
@@ -1087,6 +1092,7 @@ static inline const char *fft_c2c_variant_name(int variant)
     case 14: return "as 12, size compiled in";
     case 15: return "as 13, size compiled in";
     case 16: return "as 8, size compiled in";
+    case 17: return "as 14, f32 3 / f64 1 blk";
     default: return "?";
     }
 }
@@ -1121,6 +1127,7 @@ static cudaError_t fft_c2c_launch_variant(const void *in, void *out, int n, int 
     ORR_VARIANT(14, 16, 3, minb4, true, false, 64, true)
     ORR_VARIANT(15, 8, 0, 2, true, false, 64, true)
     ORR_VARIANT(16, 8, 0, 2, true, true, 256, true)
+    ORR_VARIANT(17, 16, 3, minb3, true, false, 64, true)
     ORR_VARIANT(0, 16, 0, base, false)
 #undef ORR_VARIANT
     static_assert(V >= 0 && V < FFT_C2C_VARIANTS, "C2C variants are 0 .. FFT_C2C_VARIANTS - 1");
@@ -1151,7 +1158,8 @@ static cudaError_t fft_c2c_launch(const void *in, void *out, int n, int batch, c
     if (variant == FFT_C2C_SMALL_VARIANT) {
         if constexpr (fft_c2c_compiled<T>::has(FFT_C2C_SMALL_VARIANT))
             if (n <= FFT_C2C_SMALL_MAX_N)
-                return fft_c2c_launch_small<T>(in, out, n, batch, inverse, stream);
+                return fft_c2c_launch_small<T, fft_c2c_sizes<T, FFT_C2C_SMALL_VARIANT>>(in, out, n, batch,
+                                                                                       inverse, stream);
         return cudaErrorInvalidValue;
     }
     return fft_with_variant<FFT_C2C_VARIANTS, fft_c2c_compiled<T>>(variant, [&](auto v_tag) {

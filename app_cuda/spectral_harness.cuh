@@ -76,6 +76,13 @@ static int kind_variants(int kind, int n)
         return FFT_REAL_SHARED_VARIANT + 1;
     return n <= 2 * FFT_REAL_SMALL_MAX_H ? FFT_REAL_SMALL_CAPPED_VARIANT + 1 : FFT_REAL_VARIANTS;
 }
+/* The variant a kind runs at n by default (as kind_variant_name counts them). */
+template <typename T> static int default_variant(int kind, int n)
+{
+    if (kind == K_C2C)
+        return n < FFT_C2C_MIN_REGISTER_N ? 0 : fft_c2c_default_variant<T>(n);
+    return n < 2 * FFT_REAL_MIN_REGISTER_H ? 0 : fft_real_default_variant<T>(kind, n);
+}
 static const char *kind_variant_name(int kind, int n, int variant)
 {
     if (kind == K_C2C)

@@ -181,7 +181,12 @@ static void bench_one(int kind, int variant, int n, const tables<T> &tb, T *h_in
         cu_ms = cufft_ms<T>(kind, n, batch, d_in, d_out, &cu_bytes);
     const double gbs = (in_bytes + out_bytes) / (ms * 1e-3) / 1e9, cu_gbs = cu_bytes / (cu_ms * 1e-3) / 1e9;
     const double flops = (kind == K_C2C ? 5.0 : 2.5) * n * log2((double)n) * batch;
-    const char *name = kind_variant_name(kind, n, variant);
+    /* variant -1: the default, named as the variant it picks */
+    char name[96];
+    if (variant >= 0)
+        snprintf(name, sizeof name, "%s", kind_variant_name(kind, n, variant));
+    else
+        snprintf(name, sizeof name, "default: %s", kind_variant_name(kind, n, default_variant<T>(kind, n)));
     const char *cu_kind = kind == K_C2C ? (sizeof(T) == 8 ? "Z2Z" : "C2C")
                           : kind == RK_C2R ? (sizeof(T) == 8 ? "Z2D" : "C2R")
                                            : (sizeof(T) == 8 ? "D2Z" : "R2C");
@@ -234,11 +239,17 @@ template <typename T> static void bench_precision(void *d_in, void *d_out)
         if (sizes && *sizes ? !selected("ORR_BENCH_N", n, NULL) : (n & 0x5555) == 0)
             continue;
         const tables<T> tb(n);
+        /* ORR_BENCH_VARIANTS=default: each kind's default (a row of its own) */
+        const char *variants = getenv("ORR_BENCH_VARIANTS");
+        const bool defaults = variants && *variants && selected("ORR_BENCH_VARIANTS", -1, "default");
         for (int kind = K_C2C; kind <= RK_DHT; kind++)
-            if (selected("ORR_BENCH_KINDS", -1, kind_names[kind]))
+            if (selected("ORR_BENCH_KINDS", -1, kind_names[kind])) {
+                if (defaults)
+                    bench_one<T>(kind, -1, n, tb, h_in, h_out, d_in, d_out);
                 for (int v = 0; v < kind_variants(kind, n); v++)
                     if (selected("ORR_BENCH_VARIANTS", v, NULL))
                         bench_one<T>(kind, v, n, tb, h_in, h_out, d_in, d_out);
+            }
     }
     free(h_in);
     free(h_out);

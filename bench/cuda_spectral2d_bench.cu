@@ -337,7 +337,7 @@ static void bench_conv(int nf, int m, int batch, int n_shapes, double copy_gbs)
         const double verr = in_eps<T>(vn, vd) / (2 * log2((double)nf));
         const float ms = median_ms(
             RUNS, [&] { conv2d_launch<T>(x, s_perm, y, nf, m, batch, per_shape, tw, 0, v); });
-        snprintf(variants + used, sizeof variants - used, "%sr%d/%d%s: %.3f ms (err %.2f)",
+        snprintf(variants + used, sizeof variants - used, "%sr%d/%d%s: %.4f ms (err %.2f)",
                  used ? "; " : "", 1 << conv2d_variants[v].log2_radix, conv2d_variants[v].threads,
                  conv2d_variants[v].dense ? " dense" : "", ms, verr);
     }
@@ -378,7 +378,7 @@ static void bench_conv(int nf, int m, int batch, int n_shapes, double copy_gbs)
     /* minimum traffic: slices in, results out, S once */
     const double bytes = 2.0 * per * batch * sizeof(C) + (double)area * n_shapes * sizeof(T);
     const double gbs = bytes / (ms_ours * 1e-3) / 1e9;
-    printf("| conv2d %s | %d | %d | %d | %d | %.3f | %.0f | %.0f%% | %.3f | %.2f | %.2f | %.2f | %s |\n",
+    printf("| conv2d %s | %d | %d | %d | %d | %.4f | %.0f | %.0f%% | %.4f | %.2f | %.2f | %.2f | %s |\n",
            sizeof(T) == 8 ? "f64" : "f32", nf, m, batch, n_shapes, ms_ours, gbs,
            100 * gbs / copy_gbs, ms_cufft, ms_cufft / ms_ours, err, err_cufft, variants);
     CHECK_FFT(cufftDestroy(plan));
