@@ -1014,7 +1014,10 @@ static cudaError_t fft_c2c_launch_small(const void *in, void *out, int n, int ba
  * single and 2 in double (14, as 12) above, and from N = 2048 in single
  * at 3 blocks an SM (17: 80 registers; eighth session, N = 4096: 24.7 us
  * against 27.2, 1.13x cuFFT against 1.03x, 76% of copy; level at 2048,
- * behind below). The history of the others:
+ * behind below); at N = 32 in single the same kernel for any size (13:
+ * 22.5 us, 86% of copy, against 15's 24.6; every radix-8 kernel for any
+ * size ran 22.5-23.3, every size-compiled one 24.2-24.6). The history of
+ * the others:
  * Nsight Compute showed the 3-block radix-16 build (4) register-bound at
  * 78 registers and 33% occupancy where cuFFT runs 56 registers at 49% in
  * 64-thread blocks of one transform; 4 blocks an SM (11) took f32 N =
@@ -1041,6 +1044,8 @@ template <typename T> constexpr int fft_c2c_default_variant(int n)
         return sizeof(T) == sizeof(float) ? FFT_C2C_SMALL_VARIANT : 16;
     if (sizeof(T) == sizeof(float) && n >= FFT_C2C_LONG_N)
         return 17;   /* 3 blocks an SM: 80 registers */
+    if (sizeof(T) == sizeof(float) && n == FFT_C2C_STAGED_N)
+        return 13;   /* N = 32: the size compiled in ran 9% slower (eighth session) */
     return n < (sizeof(T) == sizeof(double) ? FFT_C2C_LONG_N : FFT_C2C_SHORT_N) ? 15 : 14;
 }
 /* The variants a launcher compiles: all where FFT_ALL_VARIANTS, else those
