@@ -782,7 +782,7 @@ static cudaError_t fft_real_launch_radix(const T *in, T *out, int n, int batch, 
  * capped at 128 registers (FFT_REAL_SMALL_CAPPED_VARIANT: 59-71% against
  * 53-68% uncapped, where the compiler took 100-168). From there in single
  * precision radix 8 (9) up to N = 512, where a transform is at most one
- * warp; from N = 1024 the store from registers through shared partners,
+ * warp (at N = 128 the shared store, 10, but for DCT-III); from N = 1024 the store from registers through shared partners,
  * radix 8 at 1024 (14) and radix 16 at 3 blocks an SM from 2048 (15):
  * 0.92-1.01x cuFFT for R2C against 0.75-0.87x for the shared store (8),
  * which spilled at 64 registers. C2R at 3 blocks an SM (12) up to 1024:
@@ -815,6 +815,11 @@ template <typename T> constexpr int fft_real_default_variant(int kind, int n)
         /* N = 64: one thread a transform, capped at 128 registers */
         if (n < FFT_REAL_SHORT_N)
             return FFT_REAL_SMALL_CAPPED_VARIANT;
+        /* N = 128 (8 threads a transform): the shared store in 256-thread
+         * blocks (DHT 28.1 us against 9's 31.6, DCT-II 30.8 against 31.6,
+         * R2C level; eighth session, run 13) */
+        if (n == FFT_REAL_SHORT_N && kind != RK_DCT3)
+            return 10;
         return n >= 2048 ? 15 : n >= 1024 ? 14 : 9;
     }
     if (n < FFT_REAL_SHORT_N && (kind == RK_DCT2 || kind == RK_DHT))
