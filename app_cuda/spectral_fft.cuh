@@ -859,6 +859,31 @@ static cudaError_t fft_with_size(int n, Go go)
     }
 }
 
+/* What a launcher compiles, given Defaults (at(n): the default variant at
+ * size n, for the powers of two n from lo to hi): every variant at every
+ * size in a file that defines FFT_ALL_VARIANTS (the bench, the device
+ * check), else only the defaults, the app asking for no other. has: the
+ * variants (fft_with_variant's Compiled); sizes<V>::has: the sizes a
+ * FIXED variant V compiles (fft_with_size's Sizes). */
+#ifdef FFT_ALL_VARIANTS
+static constexpr bool fft_compile_all = true;
+#else
+static constexpr bool fft_compile_all = false;
+#endif
+template <typename Defaults> struct fft_compiled {
+    static constexpr bool at_size(int variant, int n) { return fft_compile_all || Defaults::at(n) == variant; }
+    static constexpr bool has(int variant)
+    {
+        for (int n = Defaults::lo; n <= Defaults::hi; n *= 2)
+            if (at_size(variant, n))
+                return true;
+        return false;
+    }
+    template <int V> struct sizes {
+        static constexpr bool has(int n) { return at_size(V, n); }
+    };
+};
+
 /* go(std::integral_constant<int, V>) for V == variant, 0 <= V < COUNT:
  * the variant as a template argument. Only the V that Compiled::has(V)
  * admits are compiled (every one in a file that defines FFT_ALL_VARIANTS,
@@ -1048,35 +1073,12 @@ template <typename T> constexpr int fft_c2c_default_variant(int n)
         return 13;   /* N = 32: the size compiled in ran 9% slower (eighth session) */
     return n < (sizeof(T) == sizeof(double) ? FFT_C2C_LONG_N : FFT_C2C_SHORT_N) ? 15 : 14;
 }
-/* The variants a launcher compiles: all where FFT_ALL_VARIANTS, else those
- * fft_c2c_default_variant picks for some size (the app asks for no other). */
-template <typename T> struct fft_c2c_compiled {
-    static constexpr bool has(int variant)
-    {
-#ifdef FFT_ALL_VARIANTS
-        (void)variant;
-        return true;
-#else
-        for (int n = FFT_C2C_MIN_REGISTER_N; n <= 4096; n *= 2)
-            if (fft_c2c_default_variant<T>(n) == variant)
-                return true;
-        return false;
-#endif
-    }
+/* The variants and sizes the C2C launchers compile (fft_compiled). */
+template <typename T> struct fft_c2c_defaults {
+    static constexpr int lo = FFT_C2C_MIN_REGISTER_N, hi = 4096;
+    static constexpr int at(int n) { return fft_c2c_default_variant<T>(n); }
 };
-/* The sizes a FIXED variant V compiles: all where FFT_ALL_VARIANTS, else
- * those where it is the default. */
-template <typename T, int V> struct fft_c2c_sizes {
-    static constexpr bool has(int n)
-    {
-#ifdef FFT_ALL_VARIANTS
-        (void)n;
-        return true;
-#else
-        return fft_c2c_default_variant<T>(n) == V;
-#endif
-    }
-};
+template <typename T> using fft_c2c_compiled = fft_compiled<fft_c2c_defaults<T>>;
 static inline const char *fft_c2c_variant_name(int variant)
 {
     switch (variant) {
@@ -1112,8 +1114,8 @@ static cudaError_t fft_c2c_launch_variant(const void *in, void *out, int n, int 
     constexpr int base = FFT_MIN_BLOCKS;
 #define ORR_VARIANT(num, ...)                                                                     \
     if constexpr (V == num)                                                                       \
-        return fft_c2c_launch_radix<T, fft_c2c_sizes<T, V>, __VA_ARGS__>(in, out, n, batch, tw_t,   \
-                                                                        inverse, stream, tw_stride);
+        return fft_c2c_launch_radix<T, typename fft_c2c_compiled<T>::template sizes<V>, __VA_ARGS__>(       \
+            in, out, n, batch, tw_t, inverse, stream, tw_stride);
     /* V, then fft_c2c_launch_radix's template arguments after T and the
      * sizes: R, TW (radix 16 only), MINB, WARP_SYNC, STAGE, TPB, FIXED */
     ORR_VARIANT(1, 16, 1, base, false)
@@ -1163,8 +1165,8 @@ static cudaError_t fft_c2c_launch(const void *in, void *out, int n, int batch, c
     if (variant == FFT_C2C_SMALL_VARIANT) {
         if constexpr (fft_c2c_compiled<T>::has(FFT_C2C_SMALL_VARIANT))
             if (n <= FFT_C2C_SMALL_MAX_N)
-                return fft_c2c_launch_small<T, fft_c2c_sizes<T, FFT_C2C_SMALL_VARIANT>>(in, out, n, batch,
-                                                                                       inverse, stream);
+                return fft_c2c_launch_small<T, typename fft_c2c_compiled<T>::template sizes<FFT_C2C_SMALL_VARIANT>>(
+                    in, out, n, batch, inverse, stream);
         return cudaErrorInvalidValue;
     }
     return fft_with_variant<FFT_C2C_VARIANTS, fft_c2c_compiled<T>>(variant, [&](auto v_tag) {

@@ -828,23 +828,14 @@ template <typename T> constexpr int fft_real_default_variant(int kind, int n)
         return n >= 2048 ? 8 : 12;
     return n >= 1024 ? 14 : 12;
 }
-/* The variants from h = FFT_REAL_MIN_REGISTER_H up (the register path's
- * and FFT_REAL_SMALL_VARIANT) a launcher compiles: all where
- * FFT_ALL_VARIANTS, else those fft_real_default_variant picks for some size. */
-template <typename T, int KIND> struct fft_real_compiled {
-    static constexpr bool has(int variant)
-    {
-#ifdef FFT_ALL_VARIANTS
-        (void)variant;
-        return true;
-#else
-        for (int n = 2 * FFT_REAL_MIN_REGISTER_H; n <= 4096; n *= 2)
-            if (fft_real_default_variant<T>(KIND, n) == variant)
-                return true;
-        return false;
-#endif
-    }
+/* The variants (from h = FFT_REAL_MIN_REGISTER_H up: the register path's
+ * and the short-transform kernel's at its longest) and the sizes a real
+ * launcher compiles (fft_compiled), over h = N / 2. */
+template <typename T, int KIND> struct fft_real_defaults {
+    static constexpr int lo = FFT_REAL_MIN_REGISTER_H, hi = 2048;
+    static constexpr int at(int h) { return fft_real_default_variant<T>(KIND, 2 * h); }
 };
+template <typename T, int KIND> using fft_real_compiled = fft_compiled<fft_real_defaults<T, KIND>>;
 static inline const char *fft_real_variant_name(int variant)
 {
     switch (variant) {
@@ -868,26 +859,12 @@ static inline const char *fft_real_variant_name(int variant)
     }
 }
 
-/* The sizes (h = N / 2) a FIXED variant V compiles: all where
- * FFT_ALL_VARIANTS, else those where it is the default. */
-template <typename T, int KIND, int V> struct fft_real_sizes {
-    static constexpr bool has(int h)
-    {
-#ifdef FFT_ALL_VARIANTS
-        (void)h;
-        return true;
-#else
-        return fft_real_default_variant<T>(KIND, 2 * h) == V;
-#endif
-    }
-};
-
 /* Variant V of the register path (h >= FFT_REAL_MIN_REGISTER_H). */
 template <typename T, int KIND, int V>
 static cudaError_t fft_real_launch_variant(const T *in, T *out, int n, int batch, const void *tw_t,
                                            const void *qt_t, cudaStream_t stream)
 {
-    typedef fft_real_sizes<T, KIND, V> sizes;
+    typedef typename fft_real_compiled<T, KIND>::template sizes<V> sizes;
     if constexpr (V == 1) {
         return fft_real_launch_radix<T, KIND, 16, 2, FFT_MIN_BLOCKS, true>(in, out, n, batch, tw_t,
                                                                            qt_t, stream);
