@@ -233,15 +233,16 @@ template <typename T> static void bench_precision(void *d_in, void *d_out)
         fprintf(stderr, "out of memory\n");
         exit(1);
     }
-    /* every fourth power of two unless ORR_BENCH_N names the others */
+    /* N = 16, 64, ..., 4096 unless ORR_BENCH_N names others */
     const char *sizes = getenv("ORR_BENCH_N");
-    for (int n = 16; n <= 4096; n *= 2) {
-        if (sizes && *sizes ? !selected("ORR_BENCH_N", n, NULL) : (n & 0x5555) == 0)
+    const bool named_sizes = sizes && *sizes;
+    /* ORR_BENCH_VARIANTS=default: each kind's default (a row of its own) */
+    const char *variants = getenv("ORR_BENCH_VARIANTS");
+    const bool defaults = variants && *variants && selected("ORR_BENCH_VARIANTS", -1, "default");
+    for (int n = 16, lg = 4; n <= 4096; n *= 2, lg++) {
+        if (named_sizes ? !selected("ORR_BENCH_N", n, NULL) : lg % 2 != 0)
             continue;
         const tables<T> tb(n);
-        /* ORR_BENCH_VARIANTS=default: each kind's default (a row of its own) */
-        const char *variants = getenv("ORR_BENCH_VARIANTS");
-        const bool defaults = variants && *variants && selected("ORR_BENCH_VARIANTS", -1, "default");
         for (int kind = K_C2C; kind <= RK_DHT; kind++)
             if (selected("ORR_BENCH_KINDS", -1, kind_names[kind])) {
                 if (defaults)

@@ -28,12 +28,10 @@ build=${BUILD:-/tmp/orrery-build}
 mkdir -p "$out"
 if [ "${REUSE_BUILD:-0}" = 1 ] && [ -x "$build/app_cpu/orrery_cpu" ]; then
     cd "$build" || exit 1   # a warm machine's earlier build of the same tarball
-elif [ "${PREBUILT:-0}" = 1 ]; then
-    rm -rf "$build" && mkdir -p "$build" && tar xzf "$tarball" -C "$build" --strip-components=1
-    cd "$build" || exit 1
 else
 rm -rf "$build" && mkdir -p "$build" && tar xzf "$tarball" -C "$build" --strip-components=1
 cd "$build" || exit 1
+if [ "${PREBUILT:-0}" != 1 ]; then
 if ! ./configure --without-boinc --enable-cuda --enable-opencl CPPFLAGS="$extra_cppflags" \
     NVCC_ARCH_FLAGS="-gencode arch=compute_${SM:-90},code=sm_${SM:-90}" >"$out/configure.log" 2>&1; then
     tail -20 "$out/configure.log"
@@ -42,6 +40,7 @@ fi
 if ! make -j"$(nproc)" >"$out/make.log" 2>&1; then
     grep -E "error|Error" "$out/make.log" | head -30
     exit 1
+fi
 fi
 fi
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null | tee "$out/device.txt"
