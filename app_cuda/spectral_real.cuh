@@ -36,14 +36,16 @@ __host__ __device__ __forceinline__ C real_pair_input(const T *src, int i, int h
     }
 }
 
-/* C2R (and DCT-III through its spectrum) z_i from in_i and in_{h-i} of
- * real_pair_input: Y_k, Y_{h-k} -> E_k = (Y_k + conj Y_{h-k}) / 2, O_k =
- * W^{-k} (Y_k - conj Y_{h-k}) / 2, z_k = E_k + j O_k; DCT-III's Y_k =
- * e^{+j pi k/(2N)} (y_k - j y_{N-k}) for k = i and h - i. The table
- * entries come as values: tw_i = tw[i], and for DCT-III qt_i = qt[i],
- * qt_hmi = qt[h - i] (real_z_of_pair looks them up). */
+/* C2R (and DCT-III through its spectrum) z_i and z_{h-i} from in_i and
+ * in_{h-i} of real_pair_input: Y_k, Y_{h-k} -> E_k = (Y_k + conj Y_{h-k}) /
+ * 2, O_k = W^{-k} (Y_k - conj Y_{h-k}) / 2, z_k = E_k + j O_k; DCT-III's
+ * Y_k = e^{+j pi k/(2N)} (y_k - j y_{N-k}) for k = i and h - i. The pair
+ * shares its inputs and its E and O: E_{h-i} = conj E_i, O_{h-i} = conj O_i
+ * (W^{-(h-i)} = -W^i), so z_{h-i} (into z_hmi) costs two additions. The
+ * table entries come as values: tw_i = tw[i], and for DCT-III qt_i =
+ * qt[i], qt_hmi = qt[h - i]. */
 template <int KIND, typename T, typename C, typename W>
-__host__ __device__ __forceinline__ C real_z_of_pair_tw(C in_i, C in_hmi, W tw_i, W qt_i, W qt_hmi)
+__host__ __device__ __forceinline__ C real_z_pair_tw(C in_i, C in_hmi, W tw_i, W qt_i, W qt_hmi, C &z_hmi)
 {
     C a, b;
     if constexpr (KIND == RK_C2R) {
@@ -63,7 +65,29 @@ __host__ __device__ __forceinline__ C real_z_of_pair_tw(C in_i, C in_hmi, W tw_i
     C z;
     z.x = er - oi;
     z.y = ei + or_;
+    z_hmi.x = er + oi;
+    z_hmi.y = or_ - ei;
     return z;
+}
+
+/* z_i alone */
+template <int KIND, typename T, typename C, typename W>
+__host__ __device__ __forceinline__ C real_z_of_pair_tw(C in_i, C in_hmi, W tw_i, W qt_i, W qt_hmi)
+{
+    C unused;
+    return real_z_pair_tw<KIND, T>(in_i, in_hmi, tw_i, qt_i, qt_hmi, unused);
+}
+
+/* qt_{h-k} from qt_k: e^{-j pi (h-k)/(2N)} = e^{-j pi/4} conj(qt_k) (h / (2N)
+ * = 1/4), one table load less for the pairs (k, h - k). */
+template <typename T, typename C>
+__host__ __device__ __forceinline__ C real_qt_complement(C q)
+{
+    const T c = (T)0.70710678118654752440;
+    C r;
+    r.x = c * ((T)q.x - (T)q.y);
+    r.y = -c * ((T)q.x + (T)q.y);
+    return r;
 }
 
 template <int KIND, typename T, typename C, typename W>
@@ -128,6 +152,25 @@ __host__ __device__ __forceinline__ C real_spectrum_of(C a, C b, W w, bool last 
         y.x = er + (or_ * wr - oi * wi);
         y.y = ei + (or_ * wi + oi * wr);
     }
+    return y;
+}
+
+/* Y_k and Y_{h-k} (into y_hmk) from the same a = Z_k, b = Z_{h-k} (k < h)
+ * and w = W^k: Y_k = E + W^k O and Y_{h-k} = conj(E - W^k O), since
+ * E_{h-k} = conj E_k, O_{h-k} = conj O_k and W^{h-k} = -conj W^k. At k = 0
+ * (a = b = Z_0, w = 1) the second is Y_h. */
+template <typename T, typename C, typename W>
+__host__ __device__ __forceinline__ C real_spectrum_pair(C a, C b, W w, C &y_hmk)
+{
+    const T er = (T)0.5 * (a.x + b.x), ei = (T)0.5 * (a.y - b.y);
+    const T or_ = (T)0.5 * (a.y + b.y), oi = (T)-0.5 * (a.x - b.x);
+    const T wr = (T)w.x, wi = (T)w.y;
+    const T pr = or_ * wr - oi * wi, pi = or_ * wi + oi * wr;
+    C y;
+    y.x = er + pr;
+    y.y = ei + pi;
+    y_hmk.x = er - pr;
+    y_hmk.y = pi - ei;
     return y;
 }
 
@@ -378,26 +421,28 @@ __device__ __forceinline__ void real_store_regs(const C *v, T *dst, int h, const
                 quad<T>::store(out + 4 * threads * j, a.x, b.y, a.y, b.x);
         }
     } else {
-        /* Y_k, k = tid + threads j, from Z_k and Z_{h-k}: lane (threads - tid)
-         * mod threads at R - 1 - j; lane 0's own at (R - j) mod R; from
-         * shared memory slot c + c / R + partner, c = threads (R - j) (0 for
-         * k = 0). The j run in pairs j, R - 1 - j (the two that send each
-         * other's registers), so two of v die with each pair: in order of j
-         * all stayed live to the middle, and the kinds with more to store
-         * spilled at 64 registers. */
+        /* Y_k and Y_{h-k} together (real_spectrum_pair), k = tid + threads
+         * j for j < R / 2: every k < h / 2 once, so each pair is computed
+         * once, with one partner exchange, one twiddle and (DCT-II) one
+         * table entry. Z_{h-k}: lane (threads - tid) mod threads at R - 1 -
+         * j; lane 0's own at (R - j) mod R; from shared memory slot c + c
+         * / R + partner, c = threads (R - j) (0 for k = 0). Lane 0 also
+         * holds k = h / 2, its own partner: Y_{h/2} = conj Z_{h/2} (W^{h/2}
+         * = -j). */
         if (VIA_SHARED && !live)
             return;   /* (no shuffles on that path) */
         const int lane = (threads - tid) & (threads - 1);
         const int partner = -tid - (tid + R - 1) / R;
         constexpr int step = KIND == RK_R2C ? 2 : 1;   /* reals an output point */
+        /* outputs k, N - k, h - k and h + k = N - (h - k) */
         T *at = dst + step * tid, *at_mirror = dst + 2 * h - tid;
+        T *at_hmk = dst + step * (h - tid), *at_hpk = dst + h + tid;
         const C tw_own = tw[tid];
         C qt_own = C();
         if constexpr (KIND == RK_DCT2)
             qt_own = qt[tid];
 #pragma unroll
-        for (int jj = 0; jj < R; jj++) {
-            const int j = jj & 1 ? R - 1 - jj / 2 : jj / 2;
+        for (int j = 0; j < R / 2; j++) {
             const C own = v[real_reg<R, LAST_R>(j)];
             C b;
             if constexpr (VIA_SHARED) {
@@ -411,14 +456,106 @@ __device__ __forceinline__ void real_store_regs(const C *v, T *dst, int h, const
             if (!live)
                 continue;
             const int o = threads * j;
+            C q = C(), q_hmk = C();
+            if constexpr (KIND == RK_DCT2) {
+                q = real_table_at<T>(qt_own, qt, o);
+                q_hmk = real_qt_complement<T>(q);
+            }
+            C y_hmk;
+            const C y = real_spectrum_pair<T>(own, b, real_table_at<T>(tw_own, tw, o), y_hmk);
+            const bool mirror = j != 0 || tid != 0;   /* not for k = 0 and h - k = h */
+            real_put_spectrum_at<KIND, T>(at + step * o, at_mirror - o, mirror, y, q);
+            real_put_spectrum_at<KIND, T>(at_hmk - step * o, at_hpk + o, mirror, y_hmk, q_hmk);
+        }
+        if (tid == 0 && live) {
+            C y = v[real_reg<R, LAST_R>(R / 2)];
+            y.y = -y.y;
             C q = C();
             if constexpr (KIND == RK_DCT2)
-                q = real_table_at<T>(qt_own, qt, o);
-            real_put_spectrum_at<KIND, T>(at + step * o, at_mirror - o, j != 0 || tid != 0,
-                                          real_spectrum_of<T>(own, b, real_table_at<T>(tw_own, tw, o)), q);
-            if (j == 0 && tid == 0)   /* Y_h from Z_0 too */
-                real_put_spectrum<KIND, T>(dst, h, h, real_spectrum_of<T>(own, own, tw[0], true), qt);
+                q = qt[h / 2];
+            real_put_spectrum_at<KIND, T>(dst + step * (h / 2), dst + 3 * h / 2, true, y, q);
         }
+    }
+}
+
+/* Pass 0 of the register path takes points p + threads r (r < R) into
+ * thread p's registers, and C2R's and DCT-III's pre-processing pairs point
+ * i with h - i, which falls to butterfly threads - p (at R - 1 - r; p = 0
+ * and threads / 2 are their own partners). real_pass0_p gives thread tid
+ * its p: tid where a transform's threads fit a warp; beyond, an order that
+ * puts p and threads - p in one warp, at lanes l and 31 - l (p = 0 and
+ * threads / 2 at lanes 0 and 31 of warp 0), so that the pairs meet by
+ * shuffles (pass 0 addresses its twiddles and its shared stores by p, so
+ * no other pass sees the order). real_pair_lane: the partner's lane, with
+ * width real_pair_width. */
+__device__ __forceinline__ int real_pass0_p(int tid, int threads)
+{
+    if (threads <= 32)
+        return tid;
+    const int w16 = 16 * (tid >> 5), l = tid & 31;
+    if (l < 16)
+        return w16 + l;
+    return tid == 31 ? threads / 2 : threads - w16 - 31 + l;
+}
+__device__ __forceinline__ int real_pair_lane(int tid, int threads)
+{
+    if (threads <= 32)
+        return (threads - tid) & (threads - 1);
+    return tid == 0 || tid == 31 ? tid : 31 - (tid & 31);
+}
+__device__ __forceinline__ int real_pair_width(int threads)
+{
+    return threads < 32 ? threads : 32;
+}
+
+/* C2R's and DCT-III's pairs: z_i for i = p + threads r into v[r] for r < R
+ * / 2, computed with z_{h-i} (real_z_pair_tw: one set of loads and one
+ * twiddle for both), which goes by shuffle to its thread (real_pass0_p),
+ * at R - 1 - r; half the loads and table entries of computing each point
+ * alone. The thread with p = 0 keeps its own: z_{h - threads r} = z at
+ * threads (R - r) into v[R - r], and computes z_{h/2} (its own partner)
+ * alone. Every thread of the warp takes part (the shuffles): one that is
+ * not live reads transform 0 (src) and stores nothing. */
+template <int KIND, int R, typename T, typename C>
+__device__ __forceinline__ void real_load_pairs(const T *src, C *v, int h, const C *tw, const C *qt,
+                                                int p, int lane, int width, int threads)
+{
+    const int n = 2 * h;
+    const C *tw_i = tw + p;
+    /* C2R: Y_i, Y_{h-i}; DCT-III: x_i, x_{N-i}, x_{h-i}, x_{h+i} (x_N = 0 at i = 0) */
+    const T *x_i = src + (KIND == RK_C2R ? 2 : 1) * p, *x_nmi = src + n - p;
+    const T *x_hmi = src + (KIND == RK_C2R ? 2 : 1) * (h - p), *x_hpi = src + h + p;
+    const C *qt_i = qt + p;
+#pragma unroll
+    for (int r = 0; r < R / 2; r++) {
+        const int o = threads * r;
+        C in_i, in_hmi, q = C();
+        if constexpr (KIND == RK_C2R) {
+            in_i = reinterpret_cast<const C *>(x_i)[o];
+            in_hmi = reinterpret_cast<const C *>(x_hmi)[-o];
+        } else {
+            in_i.x = x_i[o];
+            in_i.y = r == 0 && p == 0 ? (T)0 : x_nmi[-o];
+            in_hmi.x = x_hmi[-o];
+            in_hmi.y = x_hpi[o];
+            q = qt_i[o];
+        }
+        C z_hmi;
+        v[r] = real_z_pair_tw<KIND, T>(in_i, in_hmi, tw_i[o], q, real_qt_complement<T>(q), z_hmi);
+        v[R - 1 - r] = shfl_c(z_hmi, lane, width);
+        if (r >= 1 && p == 0)
+            v[R - r] = z_hmi;
+    }
+    if (p == 0) {
+        C in, q = C(), unused;
+        if constexpr (KIND == RK_C2R) {
+            in = reinterpret_cast<const C *>(src)[h / 2];
+        } else {
+            in.x = src[h / 2];
+            in.y = src[n - h / 2];
+            q = qt[h / 2];
+        }
+        v[R / 2] = real_z_pair_tw<KIND, T>(in, in, tw[h / 2], q, q, unused);
     }
 }
 
@@ -587,6 +724,8 @@ fft_real_radix(const T *in, T *out, int n_arg, int batch, const typename cpx_of<
     /* REG where a transform spans warps: the partners come from the last
      * pass's shared copy (real_store_regs) */
     constexpr bool VIA_SHARED = REG && !WARP && KIND != RK_C2R;
+    /* the pre-processing by pairs (real_load_pairs) */
+    constexpr bool PAIRS = REG && (KIND == RK_C2R || KIND == RK_DCT3);
     extern __shared__ unsigned char smem_raw[];
     /* H (a variant): the size known when compiling, so every pass unrolls
      * and its shared-memory and global offsets are constants off one base */
@@ -605,10 +744,14 @@ fft_real_radix(const T *in, T *out, int n_arg, int batch, const typename cpx_of<
     const auto pass_body = [&](int pass) -> bool {
         const int s = 1 << (LOG2R * pass), len = h >> (LOG2R * pass);
         const int m = len / R, tstep = n / len;   /* the table has n = 2h points */
-        const int p = tid >> (LOG2R * pass), q = tid & (s - 1);
         const bool first = pass == 0;
+        const int p = PAIRS && first ? real_pass0_p(tid, threads) : tid >> (LOG2R * pass);
+        const int q = tid & (s - 1);
         if (REG && WARP && KIND == RK_DCT2 && first) {
             real_load_dct2_quads<R>(src, v, tid, threads, live);
+        } else if (PAIRS && first) {
+            real_load_pairs<KIND, R>(src, v, h, tw, qt, p, real_pair_lane(tid, threads),
+                                     real_pair_width(threads), threads);
         } else if (first) {   /* (point i = tid + threads r: q = 0, s = 1, m = threads) */
             real_load_first<KIND, R>(src, v, h, tw, qt, tid, threads, live);
         } else {

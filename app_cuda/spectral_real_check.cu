@@ -5,6 +5,7 @@
  * spec_ref_* references. Runs without a GPU (one of `make check`'s tests
  * where CUDA is configured); fresh random inputs each run, the seed
  * printed (ORR_SEED=S repeats a run). */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,6 +72,48 @@ template <typename T, int KIND> static double check(int n)
     return e;
 }
 
+/* The pair forms of the register path against the one-point forms, for
+ * every pair (i, h - i) of an N-point transform in double on random data:
+ * KIND's pre-processing (C2R or DCT-III: real_z_pair_tw, with
+ * real_qt_complement for DCT-III) and the post-processing
+ * (real_spectrum_pair). The largest difference relative to the largest
+ * value, in eps (rounding only: a few). */
+template <int KIND> static double check_pairs(int n)
+{
+    typedef double2 C;
+    const int h = n / 2;
+    double *x = (double *)malloc((n + 2) * sizeof(double));
+    C *Z = (C *)malloc(h * sizeof(C));
+    for (int i = 0; i < n + 2; i++)
+        x[i] = uniform();
+    for (int i = 0; i < h; i++) {
+        Z[i].x = uniform();
+        Z[i].y = uniform();
+    }
+    C *tw = (C *)spec_root_table(n, n, -1), *qt = (C *)spec_root_table(n, 4 * (long)n, -1);
+    double worst = 0, big = 0;
+    const auto diff = [&](C a, C b) {
+        worst = fmax(worst, fmax(fabs(a.x - b.x), fabs(a.y - b.y)));
+        big = fmax(big, fmax(fabs(b.x), fabs(b.y)));
+    };
+    for (int i = 0; i <= h / 2; i++) {
+        C z_hmi, y_hmk;
+        const C z = real_z_pair_tw<KIND, double>(real_pair_input<KIND, double, C>(x, i, h),
+                                                 real_pair_input<KIND, double, C>(x, h - i, h), tw[i],
+                                                 qt[i], real_qt_complement<double>(qt[i]), z_hmi);
+        diff(z, real_load_z<KIND, double, C, C>(x, i, h, tw, qt));
+        if (i > 0)
+            diff(z_hmi, real_load_z<KIND, double, C, C>(x, h - i, h, tw, qt));
+        diff(real_qt_complement<double>(qt[i]), qt[h - i]);
+        /* Y_k, Y_{h-k} (Y_h at k = 0) */
+        const C y = real_spectrum_pair<double>(Z[i], Z[i == 0 ? 0 : h - i], tw[i], y_hmk);
+        diff(y, real_spectrum<double, C, C>(Z, i, h, tw));
+        diff(y_hmk, real_spectrum<double, C, C>(Z, h - i, h, tw));
+    }
+    free(x); free(Z); free(tw); free(qt);
+    return worst / big / DBL_EPSILON;
+}
+
 template <int KIND> static int check_kind(const char *name)
 {
     int bad = 0;
@@ -91,6 +134,12 @@ int main(void)
     srand(seed);
     int bad = check_kind<RK_R2C>("r2c") + check_kind<RK_C2R>("c2r") + check_kind<RK_DCT2>("dct2") +
               check_kind<RK_DCT3>("dct3") + check_kind<RK_DHT>("dht");
+    for (int n = 8; n <= 4096; n *= 2) {
+        const double e_c2r = check_pairs<RK_C2R>(n), e_dct3 = check_pairs<RK_DCT3>(n);
+        const int ok = e_c2r <= 16 && e_dct3 <= 16;
+        printf("%s pairs N=%-5d c2r %5.2f  dct3 %5.2f eps\n", ok ? "PASS" : "FAIL", n, e_c2r, e_dct3);
+        bad += !ok;
+    }
     printf("%s\n", bad ? "FAILED" : "all passed");
     return bad != 0;
 }
