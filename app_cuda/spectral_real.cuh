@@ -357,19 +357,56 @@ template <> struct quad<double> {
     }
 };
 
-/* DCT-II's first-pass input, threads = h / R in one warp: z_i for i = tid
- * + threads r into v[r]. Reals 4i .. 4i + 3 (i < h / 2) are z_i's x, y
- * = x_{4i}, x_{4i+2} and z_{h-1-i}'s y, x = x_{4i+1}, x_{4i+3}; point h -
- * 1 - i lies with lane threads - 1 - tid at R - 1 - r. */
+/* Pass 0 of the register path takes points p + threads r (r < R) into
+ * thread p's registers. The pre-processing pairs points: C2R's and
+ * DCT-III's i with h - i, which falls to butterfly threads - p (at R - 1 -
+ * r; p = 0 and threads / 2 are their own partners), DCT-II's i with h - 1
+ * - i (its 16-byte input vectors hold both), at threads - 1 - p.
+ * real_pass0_p gives thread tid its p: tid where a transform's threads
+ * fit a warp; beyond, an order that puts each p and its partner in one
+ * warp, at lanes l and 31 - l (for C2R and DCT-III p = 0 and threads / 2
+ * at lanes 0 and 31 of warp 0, each its own partner), so that the pairs
+ * meet by shuffles (pass 0 addresses its twiddles and its shared stores by
+ * p, so no other pass sees the order). real_pair_lane: the partner's
+ * lane, with width real_pair_width. */
+template <int KIND> __device__ __forceinline__ int real_pass0_p(int tid, int threads)
+{
+    if (threads <= 32)
+        return tid;
+    const int w16 = 16 * (tid >> 5), l = tid & 31;
+    if (l < 16)
+        return w16 + l;
+    if constexpr (KIND == RK_DCT2)
+        return threads - 32 - w16 + l;
+    return tid == 31 ? threads / 2 : threads - w16 - 31 + l;
+}
+template <int KIND> __device__ __forceinline__ int real_pair_lane(int tid, int threads)
+{
+    if constexpr (KIND == RK_DCT2)
+        return threads <= 32 ? threads - 1 - tid : 31 - (tid & 31);
+    if (threads <= 32)
+        return (threads - tid) & (threads - 1);
+    return tid == 0 || tid == 31 ? tid : 31 - (tid & 31);
+}
+__device__ __forceinline__ int real_pair_width(int threads)
+{
+    return threads < 32 ? threads : 32;
+}
+
+/* DCT-II's first-pass input: z_i for i = p + threads r into v[r]. Reals
+ * 4i .. 4i + 3 (i < h / 2) are z_i's x, y = x_{4i}, x_{4i+2} and
+ * z_{h-1-i}'s y, x = x_{4i+1}, x_{4i+3}; point h - 1 - i lies with the
+ * partner (real_pair_lane) at R - 1 - r. */
 template <int R, typename T, typename C>
-__device__ __forceinline__ void real_load_dct2_quads(const T *src, C *v, int tid, int threads, bool live)
+__device__ __forceinline__ void real_load_dct2_quads(const T *src, C *v, int p, int lane, int width,
+                                                     int threads, bool live)
 {
     C mirror[R / 2];
 #pragma unroll
     for (int r = 0; r < R / 2; r++) {
         T x[4] = {(T)0, (T)0, (T)0, (T)0};
         if (live)
-            quad<T>::load(src + 4 * (tid + threads * r), x);
+            quad<T>::load(src + 4 * (p + threads * r), x);
         v[r].x = x[0];
         v[r].y = x[2];
         mirror[r].x = x[3];
@@ -377,7 +414,7 @@ __device__ __forceinline__ void real_load_dct2_quads(const T *src, C *v, int tid
     }
 #pragma unroll
     for (int r = R / 2; r < R; r++)
-        v[r] = shfl_c(mirror[R - 1 - r], threads - 1 - tid, threads);
+        v[r] = shfl_c(mirror[R - 1 - r], lane, width);
 }
 
 /* The store from registers (layout as real_reg). Every thread of the warp
@@ -476,36 +513,6 @@ __device__ __forceinline__ void real_store_regs(const C *v, T *dst, int h, const
             real_put_spectrum_at<KIND, T>(dst + step * (h / 2), dst + 3 * h / 2, true, y, q);
         }
     }
-}
-
-/* Pass 0 of the register path takes points p + threads r (r < R) into
- * thread p's registers, and C2R's and DCT-III's pre-processing pairs point
- * i with h - i, which falls to butterfly threads - p (at R - 1 - r; p = 0
- * and threads / 2 are their own partners). real_pass0_p gives thread tid
- * its p: tid where a transform's threads fit a warp; beyond, an order that
- * puts p and threads - p in one warp, at lanes l and 31 - l (p = 0 and
- * threads / 2 at lanes 0 and 31 of warp 0), so that the pairs meet by
- * shuffles (pass 0 addresses its twiddles and its shared stores by p, so
- * no other pass sees the order). real_pair_lane: the partner's lane, with
- * width real_pair_width. */
-__device__ __forceinline__ int real_pass0_p(int tid, int threads)
-{
-    if (threads <= 32)
-        return tid;
-    const int w16 = 16 * (tid >> 5), l = tid & 31;
-    if (l < 16)
-        return w16 + l;
-    return tid == 31 ? threads / 2 : threads - w16 - 31 + l;
-}
-__device__ __forceinline__ int real_pair_lane(int tid, int threads)
-{
-    if (threads <= 32)
-        return (threads - tid) & (threads - 1);
-    return tid == 0 || tid == 31 ? tid : 31 - (tid & 31);
-}
-__device__ __forceinline__ int real_pair_width(int threads)
-{
-    return threads < 32 ? threads : 32;
 }
 
 /* C2R's and DCT-III's pairs: z_i for i = p + threads r into v[r] for r < R
@@ -724,8 +731,11 @@ fft_real_radix(const T *in, T *out, int n_arg, int batch, const typename cpx_of<
     /* REG where a transform spans warps: the partners come from the last
      * pass's shared copy (real_store_regs) */
     constexpr bool VIA_SHARED = REG && !WARP && KIND != RK_C2R;
-    /* the pre-processing by pairs (real_load_pairs) */
-    constexpr bool PAIRS = REG && (KIND == RK_C2R || KIND == RK_DCT3);
+    /* the pre-processing by pairs: C2R's and DCT-III's whatever the store
+     * (real_load_pairs), DCT-II's where it may load 16-byte vectors
+     * (real_load_dct2_quads: REG comes with aligned ends) */
+    constexpr bool QUADS = REG && KIND == RK_DCT2;
+    constexpr bool PAIRS = KIND == RK_C2R || KIND == RK_DCT3 || QUADS;
     extern __shared__ unsigned char smem_raw[];
     /* H (a variant): the size known when compiling, so every pass unrolls
      * and its shared-memory and global offsets are constants off one base */
@@ -745,12 +755,13 @@ fft_real_radix(const T *in, T *out, int n_arg, int batch, const typename cpx_of<
         const int s = 1 << (LOG2R * pass), len = h >> (LOG2R * pass);
         const int m = len / R, tstep = n / len;   /* the table has n = 2h points */
         const bool first = pass == 0;
-        const int p = PAIRS && first ? real_pass0_p(tid, threads) : tid >> (LOG2R * pass);
+        const int p = PAIRS && first ? real_pass0_p<KIND>(tid, threads) : tid >> (LOG2R * pass);
         const int q = tid & (s - 1);
-        if (REG && WARP && KIND == RK_DCT2 && first) {
-            real_load_dct2_quads<R>(src, v, tid, threads, live);
+        if (QUADS && first) {
+            real_load_dct2_quads<R>(src, v, p, real_pair_lane<KIND>(tid, threads), real_pair_width(threads),
+                                    threads, live);
         } else if (PAIRS && first) {
-            real_load_pairs<KIND, R>(src, v, h, tw, qt, p, real_pair_lane(tid, threads),
+            real_load_pairs<KIND, R>(src, v, h, tw, qt, p, real_pair_lane<KIND>(tid, threads),
                                      real_pair_width(threads), threads);
         } else if (first) {   /* (point i = tid + threads r: q = 0, s = 1, m = threads) */
             real_load_first<KIND, R>(src, v, h, tw, qt, tid, threads, live);
@@ -918,24 +929,22 @@ static cudaError_t fft_real_launch_radix(const T *in, T *out, int n, int batch, 
  * qt_t: the same in T's precision (qt may be NULL for the kinds without
  * it). */
 #define FFT_REAL_VARIANTS 16
-/* The defaults, fastest side by side on an H200 (bench/RESULTS.md,
- * 2026-11-23, sixth session; N = 64, seventh; 12, 14 and 15, eighth):
- * below FFT_REAL_SHORT_N one thread a transform (fft_real_small) in
- * single precision, 57-68% of copy against 34-55% for the register path,
- * capped at 128 registers (FFT_REAL_SMALL_CAPPED_VARIANT: 59-71% against
- * 53-68% uncapped, where the compiler took 100-168). From there in single
- * precision radix 8 (9) up to N = 512, where a transform is at most one
- * warp (at N = 128 the shared store, 10, but for DCT-III); from N = 1024 the store from registers through shared partners,
- * radix 8 at 1024 (14) and radix 16 at 3 blocks an SM from 2048 (15):
- * 0.92-1.01x cuFFT for R2C against 0.75-0.87x for the shared store (8),
- * which spilled at 64 registers. C2R at 3 blocks an SM (12) up to 1024:
- * 2-8% ahead of 9 at every N. In double radix 8 at 3 blocks an SM (12, 80
- * registers, no spills; 0.9-1.36x cuFFT against 0.7-1.25x for 9 at 64
- * registers), but at N = 64 radix 8 in 4-thread transforms (2) for DCT-II
- * and DHT (6-9% ahead of 12); from N = 1024 R2C, DCT-II and DHT store
- * through shared partners at 4 blocks an SM (14; level with 12 at 1024,
- * 2-6% ahead above), and from 2048 C2R and DCT-III run radix 16 (8; 6-10%
- * ahead of 12). */
+/* The defaults, fastest side by side on an H200 (bench/RESULTS.md; the
+ * ninth session's run 2 chose them again once the pre- and
+ * post-processing went by pairs). Single precision: below
+ * FFT_REAL_SHORT_N one thread a transform (fft_real_small) capped at 128
+ * registers (FFT_REAL_SMALL_CAPPED_VARIANT; the register path ran 34-55%
+ * of copy against 57-71%), but DCT-III radix 8 (9: 25.0 us against 29.3);
+ * radix 8 (9) up to N = 512, where a transform is at most one warp; at
+ * N = 1024 radix 8 from registers through shared partners (14) for R2C
+ * and DHT, radix 16 in one warp (15) for the DCTs (DCT-II 27.8 us
+ * against 29.8); from 2048 radix 16 at 3 blocks an SM (15). C2R at 3
+ * blocks an SM (12) up to 1024, then 15. Double precision: radix 8 at 3
+ * blocks an SM (12, 80 registers; at N = 64 DCT-II 52.6 us against 59.1
+ * for radix 8 in 4-thread transforms, 2); from 1024 R2C, DCT-II and DHT
+ * through shared partners (14), and from 2048 radix 16 (13: DCT-II 45.9
+ * us against 14's 48.9 at 4096; DCT-III 47.3 against 8's 48.8 at 2048),
+ * C2R radix 16 storing from registers (8). */
 #define FFT_REAL_SHORT_N 128
 /* below: the shared path (one thread a transform at h = 8, radix 8, ran at
  * 0.3-0.7x the shared path's speed on the H200) */
@@ -952,24 +961,17 @@ static cudaError_t fft_real_launch_radix(const T *in, T *out, int n, int batch, 
 #define FFT_REAL_SMALL_CAPPED_MINB 4
 template <typename T> constexpr int fft_real_default_variant(int kind, int n)
 {
+    const bool dct = kind == RK_DCT2 || kind == RK_DCT3;
     if (sizeof(T) == sizeof(float)) {
         if (kind == RK_C2R)
             return n >= 2048 ? 15 : 12;
-        /* N = 64: one thread a transform, capped at 128 registers */
-        if (n < FFT_REAL_SHORT_N)
+        if (n < FFT_REAL_SHORT_N && kind != RK_DCT3)
             return FFT_REAL_SMALL_CAPPED_VARIANT;
-        /* N = 128 (8 threads a transform): the shared store in 256-thread
-         * blocks (DHT 28.1 us against 9's 31.6, DCT-II 30.8 against 31.6,
-         * R2C level; eighth session, run 13) */
-        if (n == FFT_REAL_SHORT_N && kind != RK_DCT3)
-            return 10;
-        return n >= 2048 ? 15 : n >= 1024 ? 14 : 9;
+        return n >= 2048 || (n == 1024 && dct) ? 15 : n == 1024 ? 14 : 9;
     }
-    if (n < FFT_REAL_SHORT_N && (kind == RK_DCT2 || kind == RK_DHT))
-        return 2;
-    if (kind == RK_C2R || kind == RK_DCT3)
-        return n >= 2048 ? 8 : 12;
-    return n >= 1024 ? 14 : 12;
+    if (n >= 2048)
+        return kind == RK_C2R ? 8 : 13;
+    return n == 1024 && kind != RK_C2R && kind != RK_DCT3 ? 14 : 12;
 }
 /* The variants (from h = FFT_REAL_MIN_REGISTER_H up: the register path's
  * and the short-transform kernel's at its longest) and the sizes a real
