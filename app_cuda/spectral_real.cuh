@@ -186,7 +186,7 @@ __host__ __device__ __forceinline__ C real_spectrum(const C *z, int k, int h, co
  * (mirror) also their point N - k, where Y_{N-k} = conj Y_k. at: where
  * output k goes (dst + 2k for R2C, dst + k for the others), at_mirror:
  * dst + N - k, q: DCT-II's qt[k]. The one place these output formulas
- * live (real_put_spectrum and real_store_regs put through it). */
+ * live (real_store and real_store_regs put through it). */
 template <int KIND, typename T, typename C, typename W>
 __host__ __device__ __forceinline__ void real_put_spectrum_at(T *at, T *at_mirror, bool mirror, C y, W q)
 {
@@ -204,16 +204,6 @@ __host__ __device__ __forceinline__ void real_put_spectrum_at(T *at, T *at_mirro
         if (mirror)
             *at_mirror = -(y.x * qi + y.y * qr);
     }
-}
-
-/* The same for output k of dst (h = N / 2). */
-template <int KIND, typename T, typename C, typename W>
-__host__ __device__ __forceinline__ void real_put_spectrum(T *dst, int k, int h, C y, const W *qt)
-{
-    W q = W();
-    if constexpr (KIND == RK_DCT2)
-        q = qt[k];
-    real_put_spectrum_at<KIND, T>(dst + (KIND == RK_R2C ? 2 * k : k), dst + 2 * h - k, k != 0 && k != h, y, q);
 }
 
 /* Table entry tid + o (o warp-uniform, a constant in the unrolled loops)
@@ -241,8 +231,21 @@ __host__ __device__ __forceinline__ void real_store(const C *z, T *dst, int h, c
 {
     const int n = 2 * h;
     if constexpr (KIND == RK_R2C || KIND == RK_DHT || KIND == RK_DCT2) {
-        for (int k = tid; k <= h; k += threads)
-            real_put_spectrum<KIND, T>(dst, k, h, real_spectrum<T, C, W, PAD>(z, k, h, tw), qt);
+        /* Y_k with Y_{h-k} (real_spectrum_pair; Y_h at k = 0), k <= h / 2 */
+        constexpr int step = KIND == RK_R2C ? 2 : 1;   /* reals an output point */
+        for (int k = tid; k <= h / 2; k += threads) {
+            const C a = z[real_slot<PAD>(k)], b = z[real_slot<PAD>(k == 0 ? 0 : h - k)];
+            W q = W(), q_hmk = W();
+            if constexpr (KIND == RK_DCT2) {
+                q = qt[k];
+                q_hmk = real_qt_complement<T>(q);
+            }
+            C y_hmk;
+            const C y = real_spectrum_pair<T>(a, b, tw[k], y_hmk);
+            real_put_spectrum_at<KIND, T>(dst + step * k, dst + n - k, k != 0, y, q);
+            if (2 * k != h)
+                real_put_spectrum_at<KIND, T>(dst + step * (h - k), dst + h + k, k != 0, y_hmk, q_hmk);
+        }
     } else if (KIND == RK_C2R) {
         /* x_{2i} + j x_{2i+1} = z_i / h */
         const T scale = (T)1 / (T)h;
@@ -671,9 +674,24 @@ fft_real_small(const T *in, T *out, int batch, const typename cpx_of<T>::type *t
     if ((int)threadIdx.x < here) {
         T *mine = stage + threadIdx.x * S;
         C v[H];
+        if constexpr (KIND == RK_C2R || KIND == RK_DCT3) {
+            /* z_i with z_{H-i} (real_z_pair_tw), i <= H / 2 */
 #pragma unroll
-        for (int i = 0; i < H; i++)
-            v[i] = real_load_z<KIND, T, C, C>(mine, i, H, tw, qt);
+            for (int i = 0; i <= H / 2; i++) {
+                C z_hmi, q = C();
+                if constexpr (KIND == RK_DCT3)
+                    q = qt[i];
+                v[i] = real_z_pair_tw<KIND, T>(real_pair_input<KIND, T, C>(mine, i, H),
+                                               real_pair_input<KIND, T, C>(mine, H - i, H), tw[i], q,
+                                               real_qt_complement<T>(q), z_hmi);
+                if (i != 0 && 2 * i != H)
+                    v[H - i] = z_hmi;
+            }
+        } else {
+#pragma unroll
+            for (int i = 0; i < H; i++)
+                v[i] = real_load_z<KIND, T, C, C>(mine, i, H, tw, qt);
+        }
         dft_natural<H, C, T>(v, real_kind_sign(KIND));
         /* the post-processing from the registers, over the spent input */
         real_store<KIND, T, C, C>(v, mine, H, tw, qt, 0, 1);
