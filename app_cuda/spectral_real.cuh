@@ -729,6 +729,32 @@ static cudaError_t fft_real_launch_small(const T *in, T *out, int n, int batch, 
     }
 }
 
+/* One transform's output (reals, staged in shared memory, 16-byte
+ * aligned) to dst by threads tid, tid + threads, ... in the widest
+ * vectors dst's alignment and the length allow: a thread's own scalar
+ * stores of the post-processing (DHT and DCT-II: one real at k, one at N
+ * - k) fill a quarter or half of each 32-byte sector a warp instruction
+ * touches where a transform has few threads. */
+template <typename T>
+__device__ __forceinline__ void real_copy_out(const T *stage, T *dst, int reals, int tid, int threads)
+{
+    const size_t bytes = (size_t)reals * sizeof(T);
+    const uintptr_t align = reinterpret_cast<uintptr_t>(dst) | bytes;
+    const auto copy = [&](auto word) {
+        typedef decltype(word) Word;
+        const Word *from = reinterpret_cast<const Word *>(stage);
+        Word *to = reinterpret_cast<Word *>(dst);
+        for (int i = tid; i < (int)(bytes / sizeof(Word)); i += threads)
+            to[i] = from[i];
+    };
+    if (align % 16 == 0)
+        copy(uint4());
+    else if (align % 8 == 0)
+        copy(uint2());
+    else
+        copy(T());
+}
+
 /* ---- the register path (h >= FFT_REAL_MIN_REGISTER_H): radix-R passes as fft_c2c_r16 (R = 16)
  * or fft_c2c_r8 (R = 8, a variant) ---- */
 
@@ -737,7 +763,7 @@ static cudaError_t fft_real_launch_small(const T *in, T *out, int n, int batch, 
  * fft_c2c_r16 (twiddle16 for R = 16, pass_barrier; WARP only where a
  * transform's threads lie in one warp); MINB: blocks an SM. */
 template <typename T, int KIND, int R, int LAST_R, int TW = 0, bool WARP = false,
-          int MINB = FFT_MIN_BLOCKS, bool REG = false, int H = 0>
+          int MINB = FFT_MIN_BLOCKS, bool REG = false, int H = 0, bool STAGE = false>
 __global__ void __launch_bounds__(256, MINB)
 fft_real_radix(const T *in, T *out, int n_arg, int batch, const typename cpx_of<T>::type *tw,
                const typename cpx_of<T>::type *qt)
@@ -754,6 +780,8 @@ fft_real_radix(const T *in, T *out, int n_arg, int batch, const typename cpx_of<
      * (real_load_dct2_quads: REG comes with aligned ends) */
     constexpr bool QUADS = REG && KIND == RK_DCT2;
     constexpr bool PAIRS = KIND == RK_C2R || KIND == RK_DCT3 || QUADS;
+    static_assert(!STAGE || (REG && WARP && (KIND == RK_R2C || KIND == RK_DHT || KIND == RK_DCT2)),
+                  "STAGE: R2C, DHT and DCT-II where a transform is one warp");
     extern __shared__ unsigned char smem_raw[];
     /* H (a variant): the size known when compiling, so every pass unrolls
      * and its shared-memory and global offsets are constants off one base */
@@ -766,6 +794,21 @@ fft_real_radix(const T *in, T *out, int n_arg, int batch, const typename cpx_of<
     T *dst = out + (size_t)(live ? t : 0) * real_out_reals(KIND, n);
     const int sign = real_kind_sign(KIND);
     C v[R];
+    /* the store from registers where the partners meet by shuffles;
+     * STAGE: into the transform's shared buffer, then out in whole
+     * vectors (real_copy_out) */
+    const auto store_regs = [&]() {
+        if constexpr (STAGE) {
+            pass_barrier<WARP>();   /* the last pass's reads of sh are done */
+            T *stage = reinterpret_cast<T *>(sh);
+            real_store_regs<KIND, R, LAST_R, false>(v, stage, h, tw, qt, tid, threads, true);
+            pass_barrier<WARP>();
+            if (live)
+                real_copy_out(stage, dst, real_out_reals(KIND, n), tid, threads);
+        } else {
+            real_store_regs<KIND, R, LAST_R, false>(v, dst, h, tw, qt, tid, threads, live);
+        }
+    };
     /* the radix-R passes: pass k has stride s = R^k over len = h / s */
     const int passes = (H ? ilog2_const(H) : __ffs(h) - 1) / LOG2R;
     /* true where the last pass stored from registers (REG) */
@@ -799,7 +842,7 @@ fft_real_radix(const T *in, T *out, int n_arg, int batch, const typename cpx_of<
                 twiddle8<C, T>(v, tw, p * tstep, sign);
         }
         if (REG && !VIA_SHARED && last) {
-            real_store_regs<KIND, R, LAST_R, false>(v, dst, h, tw, qt, tid, threads, live);
+            store_regs();
             return true;
         }
         if (!first)
@@ -852,7 +895,7 @@ fft_real_radix(const T *in, T *out, int n_arg, int batch, const typename cpx_of<
                 dft8_natural<C, T>(v + 8 * g, sign);
         }
         if (REG && !VIA_SHARED) {
-            real_store_regs<KIND, R, LAST_R, false>(v, dst, h, tw, qt, tid, threads, live);
+            store_regs();
             return;
         }
         pass_barrier<WARP>();
@@ -877,15 +920,16 @@ fft_real_radix(const T *in, T *out, int n_arg, int batch, const typename cpx_of<
  * blocks an SM; warp barriers where a transform's threads fit a warp;
  * blocks of about TPB threads. */
 template <typename T, int KIND, int R, int TW, int MINB, bool WARP_SYNC, int TPB = 256,
-          bool DIRECT = false, bool FIXED = false, bool ALL_REG = false, typename Sizes = fft_all_sizes>
+          bool DIRECT = false, bool FIXED = false, bool ALL_REG = false, typename Sizes = fft_all_sizes,
+          bool STAGE = false>
 static cudaError_t fft_real_launch_radix(const T *in, T *out, int n, int batch, const void *tw_t,
                                          const void *qt_t, cudaStream_t stream)
 {
     /* the DCTs' 16-byte vectors need aligned ends */
     if constexpr (DIRECT && (KIND == RK_DCT2 || KIND == RK_DCT3))
         if (!fft_stage_aligned(in, out))
-            return fft_real_launch_radix<T, KIND, R, TW, MINB, WARP_SYNC, TPB, false, FIXED, ALL_REG, Sizes>(
-                in, out, n, batch, tw_t, qt_t, stream);
+            return fft_real_launch_radix<T, KIND, R, TW, MINB, WARP_SYNC, TPB, false, FIXED, ALL_REG, Sizes,
+                                         STAGE>(in, out, n, batch, tw_t, qt_t, stream);
     typedef typename cpx_of<T>::type C;
     const int h = n / 2;
     int log2h = 0;
@@ -907,7 +951,9 @@ static cudaError_t fft_real_launch_radix(const T *in, T *out, int n, int batch, 
              * shared partners) */
             constexpr bool REG = DIRECT && (KIND == RK_C2R || W || ALL_REG);
             constexpr int LR = 1 << (ilog2_const(HH) % (R == 16 ? 4 : 3));
-            return fft_launch(fft_real_radix<T, KIND, R, LR, TW, W, MINB, REG, HH>, grid, block,
+            /* the staged output where the kind stores by shuffles */
+            constexpr bool ST = STAGE && REG && W && KIND != RK_C2R && KIND != RK_DCT3;
+            return fft_launch(fft_real_radix<T, KIND, R, LR, TW, W, MINB, REG, HH, ST>, grid, block,
                               smem, stream, in, out, n, batch, tw, qt);
         };
         return fft_with_size<32, 2048, Sizes>(h, fixed);
@@ -940,29 +986,31 @@ static cudaError_t fft_real_launch_radix(const T *in, T *out, int n, int batch, 
  * at 3 blocks an SM (80 registers a thread: at 64 the kinds with two
  * outputs a point spilled 20-96 bytes), 13 and 14: 8 and 9 storing from
  * registers where a transform spans warps too (the partners from shared
- * memory), 15: 13 at 3 blocks an SM in f32; -1 the default for the kind
- * and size. (4 at 5 blocks an SM in f32 spilled: 0.0-0.15x cuFFT slower.)
+ * memory), 15: 13 at 3 blocks an SM in f32, 16 and 17: 9 and 12 with the
+ * output staged in shared memory where a transform is one warp (R2C, DHT
+ * and DCT-II: real_copy_out); -1 the default for the kind and size. (4 at 5 blocks an SM in f32 spilled: 0.0-0.15x cuFFT slower.)
  * Only files that define FFT_ALL_VARIANTS compile them all (see
  * FFT_C2C_VARIANTS). tw_d, qt_d: the N-point tables as double2; tw_t,
  * qt_t: the same in T's precision (qt may be NULL for the kinds without
  * it). */
-#define FFT_REAL_VARIANTS 16
+#define FFT_REAL_VARIANTS 18
 /* The defaults, fastest side by side on an H200 (bench/RESULTS.md; the
- * ninth session's run 2 chose them again once the pre- and
- * post-processing went by pairs). Single precision: below
- * FFT_REAL_SHORT_N one thread a transform (fft_real_small) capped at 128
- * registers (FFT_REAL_SMALL_CAPPED_VARIANT; the register path ran 34-55%
- * of copy against 57-71%), but DCT-III radix 8 (9: 25.0 us against 29.3);
- * radix 8 (9) up to N = 512, where a transform is at most one warp; at
- * N = 1024 radix 8 from registers through shared partners (14) for R2C
- * and DHT, radix 16 in one warp (15) for the DCTs (DCT-II 27.8 us
+ * ninth session's runs 2 and 5 chose them again once the pre- and
+ * post-processing went by pairs). Single precision: R2C at N = 64 one
+ * thread a transform (fft_real_small) capped at 128 registers
+ * (FFT_REAL_SMALL_CAPPED_VARIANT); R2C at 128 and DCT-II and DHT up to
+ * 256 radix 8 with the output staged in shared memory (16: DCT-II at 64
+ * 24-25 us against 31 for one thread a transform, 78-81% of copy against
+ * 63%); else radix 8 (9) up to N = 512, where a transform is at most one
+ * warp; at N = 1024 radix 8 from registers through shared partners (14)
+ * for R2C and DHT, radix 16 in one warp (15) for the DCTs (DCT-II 27.8 us
  * against 29.8); from 2048 radix 16 at 3 blocks an SM (15). C2R at 3
  * blocks an SM (12) up to 1024, then 15. Double precision: radix 8 at 3
- * blocks an SM (12, 80 registers; at N = 64 DCT-II 52.6 us against 59.1
- * for radix 8 in 4-thread transforms, 2); from 1024 R2C, DCT-II and DHT
- * through shared partners (14), and from 2048 radix 16 (13: DCT-II 45.9
- * us against 14's 48.9 at 4096; DCT-III 47.3 against 8's 48.8 at 2048),
- * C2R radix 16 storing from registers (8). */
+ * blocks an SM (12, 80 registers), with the output staged (17) for R2C,
+ * DCT-II and DHT up to N = 256 (at 64 40-42 us against 53-55); from 1024
+ * R2C, DCT-II and DHT through shared partners (14), and from 2048 radix
+ * 16 (13: DCT-II 45.9 us against 14's 48.9 at 4096; DCT-III 47.3 against
+ * 8's 48.8 at 2048), C2R radix 16 storing from registers (8). */
 #define FFT_REAL_SHORT_N 128
 /* below: the shared path (one thread a transform at h = 8, radix 8, ran at
  * 0.3-0.7x the shared path's speed on the H200) */
@@ -980,16 +1028,22 @@ static cudaError_t fft_real_launch_radix(const T *in, T *out, int n, int batch, 
 template <typename T> constexpr int fft_real_default_variant(int kind, int n)
 {
     const bool dct = kind == RK_DCT2 || kind == RK_DCT3;
+    /* the kinds whose post-processing stores a point (and its mirror) a thread */
+    const bool spectrum_out = kind == RK_R2C || kind == RK_DCT2 || kind == RK_DHT;
     if (sizeof(T) == sizeof(float)) {
         if (kind == RK_C2R)
             return n >= 2048 ? 15 : 12;
-        if (n < FFT_REAL_SHORT_N && kind != RK_DCT3)
+        if (n < FFT_REAL_SHORT_N && kind == RK_R2C)
             return FFT_REAL_SMALL_CAPPED_VARIANT;
+        if (spectrum_out && (n == FFT_REAL_SHORT_N || (n <= 256 && kind != RK_R2C)))
+            return 16;
         return n >= 2048 || (n == 1024 && dct) ? 15 : n == 1024 ? 14 : 9;
     }
     if (n >= 2048)
         return kind == RK_C2R ? 8 : 13;
-    return n == 1024 && kind != RK_C2R && kind != RK_DCT3 ? 14 : 12;
+    if (spectrum_out && n <= 256)
+        return 17;
+    return n == 1024 && spectrum_out ? 14 : 12;
 }
 /* The variants (from h = FFT_REAL_MIN_REGISTER_H up: the register path's
  * and the short-transform kernel's at its longest) and the sizes a real
@@ -1018,6 +1072,8 @@ static inline const char *fft_real_variant_name(int variant)
     case 13: return "as 8, from registers at any N";
     case 14: return "as 9, from registers at any N";
     case 15: return "as 13, f32 3 blk";
+    case 16: return "as 9, output staged";
+    case 17: return "as 12, output staged";
     default: return "?";
     }
 }
@@ -1037,9 +1093,9 @@ static cudaError_t fft_real_launch_variant(const T *in, T *out, int n, int batch
         constexpr int minb = sizeof(T) == 4 ? 4 : 2;
         return fft_real_launch_radix<T, KIND, 16, 2, minb, true, V == 4 ? 64 : 256>(
             in, out, n, batch, tw_t, qt_t, stream);
-    } else if constexpr (V == 5 || V == 7 || V == 9 || V == 12 || V == 14) {
-        return fft_real_launch_radix<T, KIND, 8, 0, V == 12 ? 3 : 4, true, 64, V != 5, V >= 9, V == 14,
-                                     sizes>(in, out, n, batch, tw_t, qt_t, stream);
+    } else if constexpr (V == 5 || V == 7 || V == 9 || V == 12 || V == 14 || V == 16 || V == 17) {
+        return fft_real_launch_radix<T, KIND, 8, 0, V == 12 || V == 17 ? 3 : 4, true, 64, V != 5, V >= 9,
+                                     V == 14, sizes, V >= 16>(in, out, n, batch, tw_t, qt_t, stream);
     } else if constexpr (V == 10) {
         return fft_real_launch_radix<T, KIND, 8, 0, 4, true, 256, false, true, false, sizes>(
             in, out, n, batch, tw_t, qt_t, stream);
