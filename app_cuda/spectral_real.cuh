@@ -128,8 +128,6 @@ __host__ __device__ __forceinline__ C real_load_z(const T *src, int i, int h, co
     return z;
 }
 
-/* Y_k, 0 <= k <= h, of the real FFT from the inner FFT's Z (natural order,
- * in shared memory): Y_k = E_k + W^k O_k. */
 /* Where z keeps point i: padded as fft_slot<PAD> (PAD 0: unpadded). */
 template <int PAD> __host__ __device__ __forceinline__ int real_slot(int i)
 {
@@ -174,6 +172,10 @@ __host__ __device__ __forceinline__ C real_spectrum_pair(C a, C b, W w, C &y_hmk
     return y;
 }
 
+/* Y_k, 0 <= k <= h, of the real FFT from the inner FFT's Z (natural
+ * order, unscaled): Y_k = E_k + W^k O_k; the one-point form (the kernels
+ * compute the pairs, real_spectrum_pair; spectral_real_check compares the
+ * two). */
 template <typename T, typename C, typename W, int PAD = 0>
 __host__ __device__ __forceinline__ C real_spectrum(const C *z, int k, int h, const W *tw)
 {
@@ -988,7 +990,8 @@ static cudaError_t fft_real_launch_radix(const T *in, T *out, int n, int batch, 
  * registers where a transform spans warps too (the partners from shared
  * memory), 15: 13 at 3 blocks an SM in f32, 16 and 17: 9 and 12 with the
  * output staged in shared memory where a transform is one warp (R2C, DHT
- * and DCT-II: real_copy_out); -1 the default for the kind and size. (4 at 5 blocks an SM in f32 spilled: 0.0-0.15x cuFFT slower.)
+ * and DCT-II: real_copy_out); -1 the default for the kind and size. (4
+ * at 5 blocks an SM in f32 spilled: 0.0-0.15x cuFFT slower.)
  * Only files that define FFT_ALL_VARIANTS compile them all (see
  * FFT_C2C_VARIANTS). tw_d, qt_d: the N-point tables as double2; tw_t,
  * qt_t: the same in T's precision (qt may be NULL for the kinds without
