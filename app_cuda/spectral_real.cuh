@@ -22,7 +22,7 @@ __host__ __device__ constexpr int real_kind_sign(int kind)
 
 /* C2R and DCT-III: what z_i takes from the input at i (0 <= i <= h):
  * C2R's Y_i; DCT-III's x_i and x_{N-i} (x_N = 0). z_i needs it at i and at
- * h - i (real_z_of_pair). */
+ * h - i (real_load_z_pair). */
 template <int KIND, typename T, typename C>
 __host__ __device__ __forceinline__ C real_pair_input(const T *src, int i, int h)
 {
@@ -70,14 +70,6 @@ __host__ __device__ __forceinline__ C real_z_pair_tw(C in_i, C in_hmi, W tw_i, W
     return z;
 }
 
-/* z_i alone */
-template <int KIND, typename T, typename C, typename W>
-__host__ __device__ __forceinline__ C real_z_of_pair_tw(C in_i, C in_hmi, W tw_i, W qt_i, W qt_hmi)
-{
-    C unused;
-    return real_z_pair_tw<KIND, T>(in_i, in_hmi, tw_i, qt_i, qt_hmi, unused);
-}
-
 /* qt_{h-k} from qt_k: e^{-j pi (h-k)/(2N)} = e^{-j pi/4} conj(qt_k) (h / (2N)
  * = 1/4), one table load less for the pairs (k, h - k). */
 template <typename T, typename C>
@@ -90,15 +82,19 @@ __host__ __device__ __forceinline__ C real_qt_complement(C q)
     return r;
 }
 
+/* C2R's and DCT-III's z_i and z_{h-i} (into z_hmi), 0 <= i <= h / 2, from
+ * one transform's input src (tw, qt as real_load_z's; qt_{h-i} by
+ * real_qt_complement, as the register path's real_load_pairs). */
 template <int KIND, typename T, typename C, typename W>
-__host__ __device__ __forceinline__ C real_z_of_pair(C in_i, C in_hmi, int i, int h, const W *tw, const W *qt)
+__host__ __device__ __forceinline__ C real_load_z_pair(const T *src, int i, int h, const W *tw, const W *qt,
+                                                       C &z_hmi)
 {
-    W q0 = tw[i], q1 = tw[i];   /* (unused by C2R, whose qt may be NULL) */
-    if constexpr (KIND != RK_C2R) {
-        q0 = qt[i];
-        q1 = qt[h - i];
-    }
-    return real_z_of_pair_tw<KIND, T, C>(in_i, in_hmi, tw[i], q0, q1);
+    W q = W();   /* (C2R's qt may be NULL) */
+    if constexpr (KIND != RK_C2R)
+        q = qt[i];
+    return real_z_pair_tw<KIND, T>(real_pair_input<KIND, T, C>(src, i, h),
+                                   real_pair_input<KIND, T, C>(src, h - i, h), tw[i], q,
+                                   real_qt_complement<T>(q), z_hmi);
 }
 
 /* z_i, i < h = N/2: the input of the inner complex FFT, computed from one
@@ -122,8 +118,8 @@ __host__ __device__ __forceinline__ C real_load_z(const T *src, int i, int h, co
             z.y = src[2 * n - 4 * i - 3];
         }
     } else {
-        z = real_z_of_pair<KIND, T, C, W>(real_pair_input<KIND, T, C>(src, i, h),
-                                          real_pair_input<KIND, T, C>(src, h - i, h), i, h, tw, qt);
+        C unused;
+        z = real_load_z_pair<KIND, T, C, W>(src, i, h, tw, qt, unused);
     }
     return z;
 }
@@ -571,15 +567,17 @@ __device__ __forceinline__ void real_load_pairs(const T *src, C *v, int h, const
     }
 }
 
-/* The first pass's input (pass 0 of fft_real_radix, R points a thread):
- * z_i for i = tid + threads r into v[r] (zeros where not live), by
+/* The first pass's input where it needs no partner (pass 0 of
+ * fft_real_radix, R points a thread; R2C, DHT, and DCT-II without its
+ * 16-byte vectors; C2R and DCT-III load by pairs, real_load_pairs): z_i
+ * for i = tid + threads r into v[r] (zeros where not live), by
  * real_load_z's formulas with one base a thread for each stream read and
  * offsets known when compiling (r is; and for DCT-II i < N / 4 just when
  * r < R / 2). */
 template <int KIND, int R, typename T, typename C>
-__device__ __forceinline__ void real_load_first(const T *src, C *v, int h, const C *tw, const C *qt,
-                                                int tid, int threads, bool live)
+__device__ __forceinline__ void real_load_first(const T *src, C *v, int h, int tid, int threads, bool live)
 {
+    static_assert(KIND == RK_R2C || KIND == RK_DHT || KIND == RK_DCT2, "the kinds without pairs");
     if (!live) {
 #pragma unroll
         for (int r = 0; r < R; r++)
@@ -592,7 +590,7 @@ __device__ __forceinline__ void real_load_first(const T *src, C *v, int h, const
 #pragma unroll
         for (int r = 0; r < R; r++)
             v[r] = z[threads * r];
-    } else if constexpr (KIND == RK_DCT2) {
+    } else {
         /* z_i = x_{4i} + j x_{4i+2} for i < N / 4, x_{2N-4i-1} + j x_{2N-4i-3} above */
         const T *lo = src + 4 * tid, *hi = src + 2 * n - 1 - 4 * tid;
 #pragma unroll
@@ -605,31 +603,6 @@ __device__ __forceinline__ void real_load_first(const T *src, C *v, int h, const
                 v[r].x = hi[-o];
                 v[r].y = hi[-o - 2];
             }
-        }
-    } else {
-        /* the pair inputs (real_pair_input) at i and h - i and the table
-         * entries at i (and qt's at h - i), loaded as they are: here the
-         * products of real_table_at ran 4-16% slower for DCT-III (run 8 of
-         * the eighth session) */
-        const C *tw_i = tw + tid;
-#pragma unroll
-        for (int r = 0; r < R; r++) {
-            const int o = threads * r;
-            C in_i, in_hmi;
-            C q0 = C(), q1 = C();
-            if constexpr (KIND == RK_C2R) {
-                in_i = reinterpret_cast<const C *>(src)[tid + o];
-                in_hmi = reinterpret_cast<const C *>(src)[h - tid - o];
-            } else {
-                /* DCT-III: x_i, x_{N-i} (x_N = 0 at i = 0) and x_{h-i}, x_{h+i} */
-                in_i.x = src[tid + o];
-                in_i.y = r == 0 && tid == 0 ? (T)0 : src[n - tid - o];
-                in_hmi.x = src[h - tid - o];
-                in_hmi.y = src[h + tid + o];
-                q0 = qt[tid + o];
-                q1 = qt[h - tid - o];
-            }
-            v[r] = real_z_of_pair_tw<KIND, T, C>(in_i, in_hmi, tw_i[o], q0, q1);
         }
     }
 }
@@ -677,15 +650,11 @@ fft_real_small(const T *in, T *out, int batch, const typename cpx_of<T>::type *t
         T *mine = stage + threadIdx.x * S;
         C v[H];
         if constexpr (KIND == RK_C2R || KIND == RK_DCT3) {
-            /* z_i with z_{H-i} (real_z_pair_tw), i <= H / 2 */
+            /* z_i with z_{H-i}, i <= H / 2 */
 #pragma unroll
             for (int i = 0; i <= H / 2; i++) {
-                C z_hmi, q = C();
-                if constexpr (KIND == RK_DCT3)
-                    q = qt[i];
-                v[i] = real_z_pair_tw<KIND, T>(real_pair_input<KIND, T, C>(mine, i, H),
-                                               real_pair_input<KIND, T, C>(mine, H - i, H), tw[i], q,
-                                               real_qt_complement<T>(q), z_hmi);
+                C z_hmi;
+                v[i] = real_load_z_pair<KIND, T, C, C>(mine, i, H, tw, qt, z_hmi);
                 if (i != 0 && 2 * i != H)
                     v[H - i] = z_hmi;
             }
@@ -827,7 +796,8 @@ fft_real_radix(const T *in, T *out, int n_arg, int batch, const typename cpx_of<
             real_load_pairs<KIND, R>(src, v, h, tw, qt, p, real_pair_lane<KIND>(tid, threads),
                                      real_pair_width(threads), threads);
         } else if (first) {   /* (point i = tid + threads r: q = 0, s = 1, m = threads) */
-            real_load_first<KIND, R>(src, v, h, tw, qt, tid, threads, live);
+            if constexpr (!PAIRS)
+                real_load_first<KIND, R>(src, v, h, tid, threads, live);
         } else {
 #pragma unroll
             for (int r = 0; r < R; r++)
