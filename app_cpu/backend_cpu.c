@@ -13,7 +13,7 @@
 #include "config.h"
 #include "runtime/runtime.h"
 #include "separation/nodes.h"
-#include "simd/kernels.h"
+#include "separation/simd/kernels.h"
 #include "threads.h"
 
 typedef struct {

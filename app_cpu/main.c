@@ -1,6 +1,6 @@
 /* The CPU app: the driver with the CPU backend. */
 #include "cpu_backend.h"
-#include "driver.h"
+#include "app/driver.h"
 
 int main(int argc, char **argv)
 {

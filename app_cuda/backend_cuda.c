@@ -13,11 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpu/gpu.h"
-#include "kernels.h"
-#include "spectral_2d.h"
+#include "device/gpu.h"
+#include "separation/kernels.h"
+#include "spectral/spectral_2d.h"
 #include "separation/nodes.h"
 #include "spectral/spectral.h"
+#include "spectral/spectral_1d.h"
 #include "runtime/runtime.h"
 
 #define STAR_CAPACITY 4096            /* the kind sends stars in chunks of 4096 */

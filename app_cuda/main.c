@@ -1,6 +1,6 @@
 /* The CUDA app: the driver with the CUDA backend. */
 #include "cuda_backend.h"
-#include "driver.h"
+#include "app/driver.h"
 
 int main(int argc, char **argv)
 {

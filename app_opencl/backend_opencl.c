@@ -10,7 +10,7 @@
  * most of the time the last launches say it takes, and only then waits. */
 #include "opencl_backend.h"
 #include "cl_util.h"
-#include "spectral_host.h"
+#include "spectral/spectral_host.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -19,7 +19,7 @@
 #include <time.h>
 
 #include "config.h"
-#include "gpu/gpu.h"
+#include "device/gpu.h"
 #include "runtime/runtime.h"
 #include "separation/nodes.h"
 #if HAVE_BOINC

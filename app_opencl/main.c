@@ -1,5 +1,5 @@
 /* The OpenCL app: the driver with the OpenCL backend. */
-#include "driver.h"
+#include "app/driver.h"
 #include "opencl_backend.h"
 
 int main(int argc, char **argv)

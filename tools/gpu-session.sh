@@ -7,16 +7,16 @@
 # Usage (on the GPU machine): tools/gpu-session.sh TARBALL STEP...
 # Steps: test-cuda (tests/gpu/run-cuda.sh), test-opencl (run-opencl.sh on
 # the NVIDIA platform), selftest (both apps' spectral self-tests),
-# device-check (app_cuda/spectral_device_check), bench-fft
-# (bench/cuda_fft_bench), bench-2d (bench/cuda_spectral2d_bench),
-# bench-opencl (bench/opencl_spectral_bench), bench-cpu (bench/spectral_bench
-# on the host CPU), bench-sep (bench/gpu_bench.sh, the separation cases).
+# device-check (tests/gpu/spectral_device_check), bench-fft
+# (bench/spectral/cuda_fft_bench), bench-2d (bench/spectral/cuda_spectral2d_bench),
+# bench-opencl (bench/spectral/opencl_spectral_bench), bench-cpu (bench/spectral/spectral_bench
+# on the host CPU), bench-sep (bench/separation/gpu_bench.sh, the separation cases).
 # Environment: REUSE_BUILD=1 (a warm machine: keep the last call's build),
 # PREBUILT=1 (TARBALL is a tree already configured and built, programs
 # and benchmarks included, elsewhere: the call only unpacks it at BUILD,
 # which must be the path it was built at, and runs; building here costs
 # most of a call's device time),
-# BENCH_CPU_ARGS (arguments of bench/spectral_bench), STEP_TIMEOUT (seconds a step may take, default 300), SM (default 90), VKFFT_INCLUDE (a folder holding vkFFT.h for
+# BENCH_CPU_ARGS (arguments of bench/spectral/spectral_bench), STEP_TIMEOUT (seconds a step may take, default 300), SM (default 90), VKFFT_INCLUDE (a folder holding vkFFT.h for
 # the OpenCL bench), BUILD (default /tmp/orrery-build).
 set -u
 tarball=$(readlink -f "${1:?usage: $0 TARBALL STEP...}")
@@ -79,19 +79,19 @@ for s in "$@"; do
         p=$(nvidia_platform)
         step selftest-opencl app_opencl/orrery_opencl selftest ${p:+--platform $p} ;;
     device-check)
-        build app_cuda/spectral_device_check NVCC_BENCH_ARCH_FLAGS="-arch=sm_${SM:-90}" &&
-            step device-check app_cuda/spectral_device_check ;;
-    bench-fft) build bench/cuda_fft_bench && step bench-fft bench/cuda_fft_bench ;;
-    bench-2d) build bench/cuda_spectral2d_bench && step bench-2d bench/cuda_spectral2d_bench ;;
+        build tests/gpu/spectral_device_check NVCC_BENCH_ARCH_FLAGS="-arch=sm_${SM:-90}" &&
+            step device-check tests/gpu/spectral_device_check ;;
+    bench-fft) build bench/spectral/cuda_fft_bench && step bench-fft bench/spectral/cuda_fft_bench ;;
+    bench-2d) build bench/spectral/cuda_spectral2d_bench && step bench-2d bench/spectral/cuda_spectral2d_bench ;;
     bench-opencl)
         p=$(nvidia_platform)
-        build bench/opencl_spectral_bench &&
-            ORR_BENCH_PLATFORM=${p:-0} step bench-opencl bench/opencl_spectral_bench ;;
+        build bench/spectral/opencl_spectral_bench &&
+            ORR_BENCH_PLATFORM=${p:-0} step bench-opencl bench/spectral/opencl_spectral_bench ;;
     # shellcheck disable=SC2086
-    bench-cpu) build bench/spectral_bench && step bench-cpu bench/spectral_bench ${BENCH_CPU_ARGS:-} ;;
+    bench-cpu) build bench/spectral/spectral_bench && step bench-cpu bench/spectral/spectral_bench ${BENCH_CPU_ARGS:-} ;;
     bench-sep)
         build bench/cuda_peak &&
-            step bench-sep env ORR_GPU_PEAK=bench/cuda_peak bench/gpu_bench.sh app_cuda/orrery_cuda ;;
+            step bench-sep env ORR_GPU_PEAK=bench/cuda_peak bench/separation/gpu_bench.sh app_cuda/orrery_cuda ;;
     *) echo "unknown step $s" ; status=1 ;;
     esac
 done

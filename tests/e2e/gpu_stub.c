@@ -4,7 +4,7 @@
  * real GPU apps take when their device is missing or busy. */
 #include <stdio.h>
 
-#include "driver.h"
+#include "app/driver.h"
 #include "runtime/runtime.h"
 
 static orr_status open_stub_gpu(const orr_backend_request *req, orr_backend *be, orr_error *err)

@@ -11,7 +11,7 @@
 
 #include "config.h"
 #include "cpu_backend.h"
-#include "simd/kernels.h"
+#include "separation/simd/kernels.h"
 #include "runtime/runtime.h"
 #include "threads.h"
 

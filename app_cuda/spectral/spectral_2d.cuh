@@ -1,7 +1,7 @@
 /* CUDA kernels for the 2D spectral kinds (specs/spectral.md): batched 2D
  * FFT, the fused EDM convolution and the batched tridiagonal solver, with
  * their launchers; included by spectral_2d.cu (the app) and by
- * bench/cuda_spectral2d_bench.cu.
+ * bench/spectral/cuda_spectral2d_bench.cu.
  *
  * FFTs here run in place in shared memory, many lines at a time: radix-4
  * butterflies (one radix-2 stage when log2 N is odd), each butterfly

@@ -8,21 +8,21 @@
  * every chunk size, sizes 1..2048 around each power of two, in place and
  * out of place, every system within 50 eps of long-double Thomas. Prints
  * one line a case and the worst error.
- * Usage: app_cuda/spectral_device_check [DEVICE] (`make app_cuda/spectral_device_check`). */
+ * Usage: tests/gpu/spectral_device_check [DEVICE] (`make tests/gpu/spectral_device_check`). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
 #define FFT_ALL_VARIANTS 1   /* every variant, to compare them */
-#include "spectral_fft.cuh"
-#include "spectral_real.cuh"
-#include "spectral_2d.cuh"
+#include "../../app_cuda/spectral/spectral_fft.cuh"
+#include "../../app_cuda/spectral/spectral_real.cuh"
+#include "../../app_cuda/spectral/spectral_2d.cuh"
 
 extern "C" {
 #include "spectral/spectral.h"
 }
-#include "spectral_harness.cuh"
+#include "../../app_cuda/spectral/spectral_harness.cuh"
 
 static unsigned long long rng;
 

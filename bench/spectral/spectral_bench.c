@@ -7,7 +7,7 @@
  * as fast; the target is >= 0.8, within 1.25x). FFTW plans are measured
  * (FFTW_MEASURE, planning capped at 2 s), with as many threads as ours.
  * Median of 7 timed groups of at least 20 ms each.
- * Usage: bench/spectral_bench [POINTS [SECTIONS [MAX_THREADS]]]: points
+ * Usage: bench/spectral/spectral_bench [POINTS [SECTIONS [MAX_THREADS]]]: points
  * per batch (default 2^18); SECTIONS a string of 1 (1D), C (the 1D c2c
  * rows only), R (r2c and c2r only, N = 128 .. 4096 by 2), t (threads), 2 (2D), c (convolution), default "1t2c"; the thread section doubles the
  * thread count from 1 to MAX_THREADS (default 2). SPECTRAL_BENCH_CPU_TIME=1:

@@ -8,7 +8,7 @@
 # fraction of the FP64 FMA peak measured on the same device just before
 # (bench/cuda_peak), and the host CPU seconds per GPU second.
 #
-# Usage: bench/gpu_bench.sh APP [APP...]   (e.g. app_cuda/orrery_cuda)
+# Usage: bench/separation/gpu_bench.sh APP [APP...]   (e.g. app_cuda/orrery_cuda)
 # Environment: ORR_DATA (default tests/data/milkyway), ORR_GPU_PEAK (a
 # program printing "<GFLOP/s> GFLOP/s ..." first; default bench/cuda_peak),
 # BENCH_CASES ("small11 medium stripe12 stripe79"), BENCH_MODES
@@ -18,8 +18,8 @@
 # volunteer's first does; the first run's build time is in the app's log).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
-data=$(readlink -f "${ORR_DATA:-$here/../tests/data/milkyway}")
-peak_prog=${ORR_GPU_PEAK:-$here/cuda_peak}
+data=$(readlink -f "${ORR_DATA:-$here/../../tests/data/milkyway}")
+peak_prog=${ORR_GPU_PEAK:-$here/../cuda_peak}
 cases=${BENCH_CASES:-small11 medium stripe12 stripe79}
 modes=${BENCH_MODES:-responsive non-responsive}
 [ $# -ge 1 ] || { echo "usage: $0 APP [APP...]" >&2; exit 64; }
@@ -27,7 +27,7 @@ modes=${BENCH_MODES:-responsive non-responsive}
 work=$(mktemp -d "${TMPDIR:-/tmp}/orrery-gpubench-XXXXXX")
 trap 'rm -rf "$work"' EXIT
 zcat "$data/params_head/astronomy_parameters-11-small.txt.gz" >"$work/small11.txt"
-sh "$here/../tools/refine-grid.sh" 4 4 4 <"$work/small11.txt" >"$work/medium.txt"
+sh "$here/../../tools/refine-grid.sh" 4 4 4 <"$work/small11.txt" >"$work/medium.txt"
 zcat "$data/params_head/astronomy_parameters-12.txt.gz" >"$work/stripe12.txt"
 zcat "$data/params_head/astronomy_parameters-79.txt.gz" >"$work/stripe79.txt"
 

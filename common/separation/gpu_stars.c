@@ -1,5 +1,5 @@
 /* The host's share of the star sums on a GPU (gpu.h). */
-#include "gpu/gpu.h"
+#include "device/gpu.h"
 
 #include "separation/nodes.h"
 

@@ -13,7 +13,7 @@
 #include "kernels.h"
 
 /* The block shape, measured on an H200 (stripe 12, 3 streams, integral
- * GPU seconds; bench/gpu_bench.sh). Threads per chunk: 64 -> 7.2 s, 128 ->
+ * GPU seconds; bench/separation/gpu_bench.sh). Threads per chunk: 64 -> 7.2 s, 128 ->
  * 4.0 s, 256 -> 2.8 s (first kernel). The kernel wants ~136 registers a
  * thread, which fits one 256-thread block per SM (1 block: 3.5 s); capping
  * it at 128 to fit two costs 4 bytes of spill (2 blocks: 1.87 s with the

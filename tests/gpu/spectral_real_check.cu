@@ -11,12 +11,12 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "spectral_real.cuh"
+#include "../../app_cuda/spectral/spectral_real.cuh"
 
 extern "C" {
 #include "spectral/spectral.h"
 }
-#include "spectral_harness.cuh"
+#include "../../app_cuda/spectral/spectral_harness.cuh"
 
 static double uniform(void)
 {

@@ -1,10 +1,10 @@
 /* The OpenCL spectral kernels, host side (spectral_host.c): one program
- * per precision (app_opencl/spectral.cl, embedded), built on the first
+ * per precision (app_opencl/spectral/spectral.cl, embedded), built on the first
  * spectral call; twiddle tables cached per size on the device. */
 #ifndef ORRERY_SPECTRAL_HOST_H
 #define ORRERY_SPECTRAL_HOST_H
 
-#include "cl_util.h"
+#include "../cl_util.h"
 #include "spectral/spectral.h"
 
 typedef struct ocl_spectral ocl_spectral;

@@ -6,15 +6,15 @@
 # fraction of the measured FP64 peak (bench/fma_peak, per core x threads),
 # and each path's speed-up over the scalar reference.
 #
-# Usage: bench/separation_bench.sh [N threads, default: all cores]
+# Usage: bench/separation/separation_bench.sh [N threads, default: all cores]
 # Environment: ORR_APP (default app_cpu/orrery_cpu), ORR_DATA (default
 # tests/data/milkyway), BENCH_GRIDS ("small11 medium"), BENCH_PATHS (the
 # app's paths), BENCH_SLOW=1 to time the scalar and sse2 paths on the
 # medium grid too (several minutes each; skipped by default).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
-app=$(readlink -f "${ORR_APP:-$here/../app_cpu/orrery_cpu}")
-data=$(readlink -f "${ORR_DATA:-$here/../tests/data/milkyway}")
+app=$(readlink -f "${ORR_APP:-$here/../../app_cpu/orrery_cpu}")
+data=$(readlink -f "${ORR_DATA:-$here/../../tests/data/milkyway}")
 peak_prog=${ORR_FMA_PEAK:-$here/fma_peak}
 threads=${1:-$(nproc)}
 grids=${BENCH_GRIDS:-small11 medium}
@@ -27,7 +27,7 @@ search="0.571713 12.312119 -3.305187 148.010257 22.453902 0.42035 -0.468858 0.76
 stars="$data/stars/stars-11.txt.gz"
 nstars=$(zcat "$stars" | head -1 | tr -d ' \r')
 zcat "$data/params_head/astronomy_parameters-11-small.txt.gz" >"$work/small11.txt"
-sh "$here/../tools/refine-grid.sh" 4 4 4 <"$work/small11.txt" >"$work/medium.txt"
+sh "$here/../../tools/refine-grid.sh" 4 4 4 <"$work/small11.txt" >"$work/medium.txt"
 
 peak=$("$peak_prog" | awk '{print $1}')
 echo "# $(date -u +%Y-%m-%d), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores"

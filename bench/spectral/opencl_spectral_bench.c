@@ -1,4 +1,4 @@
-/* The OpenCL spectral kernels (app_opencl/spectral.cl) against VkFFT's
+/* The OpenCL spectral kernels (app_opencl/spectral/spectral.cl) against VkFFT's
  * OpenCL backend on the same device in the same run: batched C2C and R2C
  * at N = 64 .. 4096, f32 and f64, data resident on the device, one
  * warm-up, median of ORR_BENCH_REPS runs (default 7). Prints time, the
@@ -17,7 +17,7 @@
 #include <time.h>
 #include <vkFFT.h>
 
-#include "../app_opencl/spectral_host.h"
+#include "../../app_opencl/spectral/spectral_host.h"
 
 static double now(void)
 {

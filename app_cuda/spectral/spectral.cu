@@ -2,13 +2,13 @@
  * spectral_real.cuh), callable from the C backend. */
 #include <cuda_runtime.h>
 
-#include "kernels.h"
+#include "spectral_1d.h"
 #include "spectral_fft.cuh"
 #include "spectral_real.cuh"
 
 static_assert(ORR_CUDA_R2C == RK_R2C && ORR_CUDA_C2R == RK_C2R && ORR_CUDA_DCT2 == RK_DCT2 &&
                   ORR_CUDA_DCT3 == RK_DCT3 && ORR_CUDA_DHT == RK_DHT,
-              "kernels.h and spectral_real.cuh number the real kinds alike");
+              "spectral_1d.h and spectral_real.cuh number the real kinds alike");
 
 extern "C" int orr_cuda_fft_c2c(int single, int n, int batch, int inverse, const void *in, void *out,
                                 const void *tw_double, const void *tw_single)

@@ -1,5 +1,5 @@
 /* Launch pacing and host-cost accounting for the GPU backends (gpu.h). */
-#include "gpu/gpu.h"
+#include "device/gpu.h"
 
 #include <stdio.h>
 #include <stdlib.h>

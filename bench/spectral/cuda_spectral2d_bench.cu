@@ -1,4 +1,4 @@
-/* The CUDA 2D spectral kernels (app_cuda/spectral_2d.cuh) against the
+/* The CUDA 2D spectral kernels (app_cuda/spectral/spectral_2d.cuh) against the
  * vendor libraries on the same device in the same run: batched 2D FFT
  * against cufftPlanMany, the fused EDM convolution against the same
  * pipeline built from cuFFT calls (pad, forward 2D FFT, multiply by S,
@@ -9,7 +9,7 @@
  * here. Errors: relative L2 against the long-double references of
  * liborrery on a few transforms (sampled entries for the 2D FFT), in eps.
  * Outputs are poisoned (0xff bytes: NaN) before the checked run.
- * Usage: bench/cuda_spectral2d_bench [DEVICE] */
+ * Usage: bench/spectral/cuda_spectral2d_bench [DEVICE] */
 #include <cufft.h>
 #include <cusparse.h>
 #include <math.h>
@@ -17,11 +17,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../app_cuda/spectral_2d.cuh"
+#include "../../app_cuda/spectral/spectral_2d.cuh"
 extern "C" {
 #include "spectral/spectral.h"
 }
-#include "../app_cuda/spectral_harness.cuh"
+#include "../../app_cuda/spectral/spectral_harness.cuh"
 
 #define CHECK_FFT(call)                                                                    \
     do {                                                                                   \

@@ -1,4 +1,4 @@
-/* The CUDA 1D spectral kernels (app_cuda/spectral_fft.cuh, spectral_real.cuh),
+/* The CUDA 1D spectral kernels (app_cuda/spectral/spectral_fft.cuh, spectral_real.cuh),
  * every variant, against cuFFT on the same device in the same run: C2C
  * against Z2Z/C2C, R2C against D2Z/R2C, C2R against Z2D/C2R, and DCT-II,
  * DCT-III, DHT (no cuFFT kind) against cuFFT's R2C of the same N; f64 and
@@ -12,7 +12,7 @@
  * asks, the time with the transfers (input to the device, ours, output
  * back; median of 5). Outputs are poisoned (NaN) before each kernel.
  * Prints a markdown table.
- * Usage: bench/cuda_fft_bench [DEVICE]; ORR_BENCH_N, ORR_BENCH_KINDS,
+ * Usage: bench/spectral/cuda_fft_bench [DEVICE]; ORR_BENCH_N, ORR_BENCH_KINDS,
  * ORR_BENCH_PREC, ORR_BENCH_VARIANTS (comma-separated lists) pick rows. */
 #include <cufft.h>
 #include <math.h>
@@ -21,13 +21,13 @@
 #include <string.h>
 
 #define FFT_ALL_VARIANTS 1   /* every variant, to compare them */
-#include "../app_cuda/spectral_fft.cuh"
-#include "../app_cuda/spectral_real.cuh"
+#include "../../app_cuda/spectral/spectral_fft.cuh"
+#include "../../app_cuda/spectral/spectral_real.cuh"
 
 extern "C" {
 #include "spectral/spectral.h"
 }
-#include "../app_cuda/spectral_harness.cuh"
+#include "../../app_cuda/spectral/spectral_harness.cuh"
 
 #define CHECK_FFT(call)                                                                    \
     do {                                                                                   \

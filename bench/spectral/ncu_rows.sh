@@ -1,10 +1,10 @@
 #!/bin/bash
-# Nsight Compute over a few rows of bench/cuda_fft_bench: the first launch
+# Nsight Compute over a few rows of bench/spectral/cuda_fft_bench: the first launch
 # of the kernels whose function name matches REGEX, with the sections that
 # explain a memory-bound FFT (throughput, occupancy, stalls, shared-memory
 # bank conflicts). The rows are picked with the bench's filters.
 # Usage: ORR_BENCH_PREC=f32 ORR_BENCH_N=1024 ORR_BENCH_KINDS=r2c \
-#        ORR_BENCH_VARIANTS=4 bench/ncu_rows.sh BENCH REGEX [COUNT]
+#        ORR_BENCH_VARIANTS=4 bench/spectral/ncu_rows.sh BENCH REGEX [COUNT]
 # (REGEX '^fft_' for ours; '^[^f]' for cuFFT's, whose names do not start
 # with fft_.) COUNT: launches to profile (default 1).
 set -eu
