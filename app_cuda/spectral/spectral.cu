@@ -25,10 +25,7 @@ extern "C" int orr_cuda_fft_real(int kind, int single, int n, int batch, const v
                                  const void *tw_double, const void *tw_single, const void *qt_double,
                                  const void *qt_single)
 {
-    const double2 *tw_d = (const double2 *)tw_double, *qt_d = (const double2 *)qt_double;
-    cudaError_t e = single ? fft_real_launch<float>(kind, in, out, n, batch, tw_d, qt_d, tw_single,
-                                                    qt_single, 0)
-                           : fft_real_launch<double>(kind, in, out, n, batch, tw_d, qt_d, tw_double,
-                                                     qt_double, 0);
+    cudaError_t e = single ? fft_real_launch<float>(kind, in, out, n, batch, tw_single, qt_single, 0)
+                           : fft_real_launch<double>(kind, in, out, n, batch, tw_double, qt_double, 0);
     return (int)e;
 }

@@ -1,7 +1,7 @@
-/* CUDA kernels for the 2D spectral kinds (specs/spectral.md): batched 2D
+/* CUDA kernels for the 2D spectral kinds (docs/spectral.md): batched 2D
  * FFT, the fused EDM convolution and the batched tridiagonal solver, with
- * their launchers; included by spectral_2d.cu (the app) and by
- * bench/spectral/cuda_spectral2d_bench.cu.
+ * their launchers; included by spectral_2d.cu (the app), the device check
+ * (tests/gpu/spectral_device_check.cu) and bench/spectral/cuda_spectral2d_bench.cu.
  *
  * FFTs here run in place in shared memory, many lines at a time: radix-4
  * butterflies (one radix-2 stage when log2 N is odd), each butterfly
@@ -565,12 +565,11 @@ static inline size_t fft2_smem_needed(int n1, int n2, size_t csize)
  * sides powers of two up to FFT2D_TW_N; in == out allowed. Inverse: with
  * 1/(n1 n2). tw: FFT2D_TW_N roots of the precision. Images that fit a
  * block: one kernel; larger ones: a row pass (the 1D kernels of
- * spectral_fft.cuh) then a column pass. path, for the bench's comparison:
- * 0 the shared-memory row kernel instead of the 1D kernels, 2 the two
- * passes for every image. */
+ * spectral_fft.cuh, or for rows shorter than FFT_C2C_MIN_REGISTER_N the
+ * shared-memory row kernel) then a column pass. */
 template <typename C>
 static cudaError_t fft2_launch(const C *in, C *out, int n1, int n2, int batch, int inverse,
-                               const C *tw, cudaStream_t stream, int path = 1)
+                               const C *tw, cudaStream_t stream)
 {
     const int log2n1 = s2d_log2(n1), log2n2 = s2d_log2(n2), sign = inverse ? 1 : -1;
     const double scale = inverse ? 1.0 / ((double)n1 * n2) : 1.0;
@@ -581,7 +580,7 @@ static cudaError_t fft2_launch(const C *in, C *out, int n1, int n2, int batch, i
     if (e != cudaSuccess)
         return e;
     const fft2_shape s = fft2_shape_of(n1, n2, sizeof(C), (size_t)limit);
-    if (s.small && path != 2) {
+    if (s.small) {
         e = fft_allow_smem((const void *)fft2_small_kernel<C>, s.smem_small);
         if (e != cudaSuccess)
             return e;
@@ -597,12 +596,11 @@ static cudaError_t fft2_launch(const C *in, C *out, int n1, int n2, int batch, i
         return e;
     const long rows = (long)batch * n1;
     double col_scale = scale;
-    if (path != 0 && n2 >= FFT_C2C_MIN_REGISTER_N) {
+    if (n2 >= FFT_C2C_MIN_REGISTER_N) {
         /* the rows are a batch of 1D transforms: the 1D register kernels
          * (with the table read at a stride; the inverse scales by 1/n2) */
         typedef decltype(C{}.x) T;
-        e = fft_c2c_launch<T>(in, out, n2, (int)rows, nullptr, tw, inverse, stream, -1,
-                              FFT2D_TW_N / n2);
+        e = fft_c2c_launch<T>(in, out, n2, (int)rows, nullptr, tw, inverse, stream, FFT2D_TW_N / n2);
         if (inverse)
             col_scale = 1.0 / n1;
     } else {
@@ -644,13 +642,15 @@ static cudaError_t fft2_launch(const C *in, C *out, int n1, int n2, int batch, i
  * Only the M non-zero rows are ever transformed along rows, in both
  * directions; the slice is read once and the result written once, and
  * no pass over shared memory only pads, multiplies or copies. Steps of
- * radix 2^LRMAX. */
-template <typename T, int LRMAX, int MAX_THREADS, int LOG2NF = 0>
+ * radix 2^CONV2D_LOG2_RADIX. */
+#define CONV2D_LOG2_RADIX 4   /* radix-16 steps (radix 8 with 512 threads was slower) */
+template <typename T, int MAX_THREADS, int LOG2NF = 0>
 __global__ void __launch_bounds__(MAX_THREADS) conv2d_kernel(
     const typename s2d_cpx<T>::type *slices, const T *shapes_perm, typename s2d_cpx<T>::type *out,
     int log2nf_arg, int m, int group, int batch, int per_shape, const typename s2d_cpx<T>::type *tw)
 {
     typedef typename s2d_cpx<T>::type C;
+    constexpr int LRMAX = CONV2D_LOG2_RADIX;
     extern __shared__ unsigned char s2d_smem[];
     /* LOG2NF: the size known when compiling (the short dense launches), so
      * the steps unroll and their radices and offsets are constants */
@@ -732,21 +732,14 @@ struct conv2d_shape {
     size_t smem;
 };
 
-/* The kernel variants: radix of the steps and threads a block. Large
- * images hold one block per SM (shared memory), so more threads there
- * hide more of the shared-memory latency. (Radix 8 with 512 threads and
- * radix 4 or 8 with 1024 were slower everywhere on the H200.) Dense blocks
- * of 128 or 64 threads hold fewer slices: more, smaller blocks spread a
- * batch more evenly over the SMs (2709 16 x 16 slices in 256-thread blocks
- * of 16 are 170 blocks of up to 2 an SM on 132 SMs). */
-struct conv2d_variant {
-    int log2_radix, threads;
-    int dense;   /* small slices: a thread per radix-16 group of a column step (at
-                    least 16 a slice), blocks of up to CONV2D_DENSE_BYTES */
+/* How the convolution's kernel runs: threads a block, and whether its
+ * blocks are dense (small slices: a thread per radix-16 group of a column
+ * step, at least 16 a slice, blocks of up to CONV2D_DENSE_BYTES).
+ * conv2d_config_of picks one per precision, size and batch. */
+struct conv2d_config {
+    int threads;
+    bool dense;
 };
-#define CONV2D_VARIANTS 5
-static const conv2d_variant conv2d_variants[CONV2D_VARIANTS] = {
-    {4, 256, 0}, {4, 512, 0}, {4, 256, 1}, {4, 128, 1}, {4, 64, 1}};
 #define CONV2D_DENSE_BYTES (112 * 1024)   /* two blocks an SM on sm_90 */
 
 static inline conv2d_shape conv2d_shape_for(int nf, int m, size_t csize, int group, int threads,
@@ -783,7 +776,7 @@ static inline conv2d_shape conv2d_shape_of(int nf, int m, size_t csize, size_t s
 
 /* Dense launches of 16 x 16 and 32 x 32 transforms run kernels with the
  * size compiled in. */
-template <typename T, int LRMAX, int MAX_THREADS, int DENSE>
+template <typename T, int MAX_THREADS, bool DENSE>
 static cudaError_t conv2d_launch_v(const typename s2d_cpx<T>::type *slices, const T *shapes_perm,
                                    typename s2d_cpx<T>::type *out, int nf, int m, int batch,
                                    int per_shape, const typename s2d_cpx<T>::type *tw,
@@ -801,24 +794,54 @@ static cudaError_t conv2d_launch_v(const typename s2d_cpx<T>::type *slices, cons
                                                   batch, per_shape, tw);
         return cudaGetLastError();
     };
-    if constexpr (DENSE != 0) {
+    if constexpr (DENSE) {
         if (nf == 16)
-            return launch(conv2d_kernel<T, LRMAX, MAX_THREADS, 4>);
+            return launch(conv2d_kernel<T, MAX_THREADS, 4>);
         if (nf == 32)
-            return launch(conv2d_kernel<T, LRMAX, MAX_THREADS, 5>);
+            return launch(conv2d_kernel<T, MAX_THREADS, 5>);
     }
-    return launch(conv2d_kernel<T, LRMAX, MAX_THREADS>);
+    return launch(conv2d_kernel<T, MAX_THREADS>);
+}
+
+/* The convolution's kernel for mfft nf in T's precision, many: whether
+ * the batch has at least 4 slices an SM. Measured side by side on the
+ * H200 (bench/spectral/RESULTS.md): 512 threads where a slice fills most
+ * of an SM's shared memory in double precision, or where there are too few
+ * slices to fill the SMs; dense 64-thread blocks of small slices (mfft <=
+ * 32: 1.1-1.4x the 256-thread dense blocks with 2709 slices, as fast or
+ * faster with 51; in single precision 128-thread dense blocks, level with
+ * 64 in the fifth session and ahead in the seventh), dense 128-thread
+ * blocks for many single-precision 64 x 64 slices, else 256 threads. */
+template <typename T> constexpr conv2d_config conv2d_config_of(int nf, bool many)
+{
+    if (nf <= 32)
+        return sizeof(T) == 4 ? conv2d_config{128, true} : conv2d_config{64, true};
+    if (sizeof(T) == 8 || !many)
+        return conv2d_config{512, false};
+    return nf == 64 ? conv2d_config{128, true} : conv2d_config{256, false};
+}
+
+/* Whether conv2d_config_of ever picks (THREADS, DENSE) for T: only those
+ * kernels compile. */
+template <typename T, int THREADS, bool DENSE> constexpr bool conv2d_chosen()
+{
+    for (int nf = 4; nf <= FFT2D_TW_N; nf *= 2)
+        for (int many = 0; many < 2; many++) {
+            const conv2d_config c = conv2d_config_of<T>(nf, many);
+            if (c.threads == THREADS && c.dense == DENSE)
+                return true;
+        }
+    return false;
 }
 
 /* Fused convolution of batch M x M slices with n_shapes S arrays (one per
  * per_shape consecutive slices), S permuted to bit-reversed order:
- * shapes_perm[q][p] = S[rev q][rev p]. mfft a power of two, 4..FFT2D_TW_N.
- * variant: an index of conv2d_variants, -1 for the default. */
+ * shapes_perm[q][p] = S[rev q][rev p]. mfft a power of two, 4..FFT2D_TW_N. */
 template <typename T>
 static cudaError_t conv2d_launch(const typename s2d_cpx<T>::type *slices, const T *shapes_perm,
                                  typename s2d_cpx<T>::type *out, int nf, int m, int batch,
                                  int per_shape, const typename s2d_cpx<T>::type *tw,
-                                 cudaStream_t stream, int variant = -1)
+                                 cudaStream_t stream)
 {
     int dev = 0, limit = 0, sms = 0;
     cudaError_t e = cudaGetDevice(&dev);
@@ -828,28 +851,18 @@ static cudaError_t conv2d_launch(const typename s2d_cpx<T>::type *slices, const 
         e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
     if (e != cudaSuccess)
         return e;
-    /* measured side by side on the H200 (bench/RESULTS.md): 512 threads
-     * where a slice fills most of an SM's shared memory in double
-     * precision, or where there are too few slices to fill the SMs; dense
-     * 64-thread blocks of small slices (mfft <= 32: 1.1-1.4x the 256-thread
-     * dense blocks with 2709 slices, as fast or faster with 51; in single
-     * precision 128-thread dense blocks, level with 64 in the fifth
-     * session and ahead in the seventh), dense 128-thread blocks for many
-     * single-precision 64 x 64 slices */
-    if (variant < 0)
-        variant = nf <= 32                                          ? (sizeof(T) == 4 ? 3 : 4)
-                  : nf >= 64 && (sizeof(T) == 8 || batch < 4 * sms) ? 1
-                  : nf == 64                                        ? 3
-                                                                    : 0;
-#define CONV2D_ARGS slices, shapes_perm, out, nf, m, batch, per_shape, tw, limit
-    switch (variant < 0 ? 0 : variant) {
-    case 1: return conv2d_launch_v<T, 4, 512, 0>(CONV2D_ARGS, stream);
-    case 2: return conv2d_launch_v<T, 4, 256, 1>(CONV2D_ARGS, stream);
-    case 3: return conv2d_launch_v<T, 4, 128, 1>(CONV2D_ARGS, stream);
-    case 4: return conv2d_launch_v<T, 4, 64, 1>(CONV2D_ARGS, stream);
-    default: return conv2d_launch_v<T, 4, 256, 0>(CONV2D_ARGS, stream);
-    }
-#undef CONV2D_ARGS
+    const conv2d_config c = conv2d_config_of<T>(nf, batch >= 4 * sms);
+#define CONV2D_TRY(THREADS, DENSE)                                                                \
+    if constexpr (conv2d_chosen<T, THREADS, DENSE>())                                             \
+        if (c.threads == THREADS && c.dense == DENSE)                                             \
+            return conv2d_launch_v<T, THREADS, DENSE>(slices, shapes_perm, out, nf, m, batch,     \
+                                                      per_shape, tw, limit, stream);
+    CONV2D_TRY(64, true)
+    CONV2D_TRY(128, true)
+    CONV2D_TRY(256, false)
+    CONV2D_TRY(512, false)
+#undef CONV2D_TRY
+    return cudaErrorInvalidValue;
 }
 
 /* ---- batched tridiagonal solve ---- */
@@ -985,33 +998,15 @@ __device__ __forceinline__ void tridiag_load_direct(const T *__restrict__ src, T
             v[k] = 0;
 }
 
-template <typename T, int M, bool DIRECT>
-__global__ void __launch_bounds__(256)
-tridiag_kernel(const T *dl, const T *dg, const T *du, const T *rhs, T *x, int n, long batch,
-               int tps_log2)
+/* Step 1 of the partition method in a thread's chunk (a, b, c, d: its
+ * rows' sub-, main and super-diagonal and right-hand side): a sweep down,
+ * row k becoming a[k] x_0 + x_k + c[k] x_{k+1} = d[k] (k >= 1; row 0
+ * keeps its left neighbour), then up, rows M-3..1 becoming a[k] x_0 + x_k
+ * + c[k] x_{M-1} = d[k], then row 0: a[0] x_{-1} + x_0 + c[0] x_{M-1} =
+ * d[0]. */
+template <typename T, int M>
+__device__ __forceinline__ void tridiag_chunk_reduce(T (&a)[M], T (&b)[M], T (&c)[M], T (&d)[M])
 {
-    extern __shared__ unsigned char s2d_smem[];
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, bd = blockDim.x;
-    T *tile = reinterpret_cast<T *>(s2d_smem) + warp * 32 * (M + 1);
-    const long warp_first = (long)blockIdx.x * bd + warp * 32;
-    const long my_sys = (warp_first + lane) >> tps_log2;
-    const int my_t = (int)((warp_first + lane) & ((1 << tps_log2) - 1));
-
-    T a[M], b[M], c[M], d[M];
-    if (DIRECT) {
-        tridiag_load_direct<T, M>(dl, a, my_sys, my_t, n, batch, 0);
-        tridiag_load_direct<T, M>(dg, b, my_sys, my_t, n, batch, 1);
-        tridiag_load_direct<T, M>(du, c, my_sys, my_t, n, batch, 2);
-        tridiag_load_direct<T, M>(rhs, d, my_sys, my_t, n, batch, 3);
-    } else {
-        tridiag_stage_in<T, M>(dl, tile, a, warp_first, n, tps_log2, batch, 0);
-        tridiag_stage_in<T, M>(dg, tile, b, warp_first, n, tps_log2, batch, 1);
-        tridiag_stage_in<T, M>(du, tile, c, warp_first, n, tps_log2, batch, 2);
-        tridiag_stage_in<T, M>(rhs, tile, d, warp_first, n, tps_log2, batch, 3);
-    }
-
-    /* 1. down: row k becomes a[k] x_0 + x_k + c[k] x_{k+1} = d[k] (k >= 1;
-     * row 0 keeps its left neighbour) */
 #pragma unroll
     for (int k = 0; k < 2; k++) {
         const T inv = (T)1 / b[k];
@@ -1026,8 +1021,6 @@ tridiag_kernel(const T *dl, const T *dg, const T *du, const T *rhs, T *x, int n,
         a[k] = -a[k] * a[k - 1] * inv;
         c[k] *= inv;
     }
-    /* up: rows M-3..1 become a[k] x_0 + x_k + c[k] x_{M-1} = d[k], then row
-     * 0: a[0] x_{-1} + x_0 + c[0] x_{M-1} = d[0] */
 #pragma unroll
     for (int k = M - 3; k >= 1; k--) {
         d[k] -= c[k] * d[k + 1];
@@ -1040,61 +1033,72 @@ tridiag_kernel(const T *dl, const T *dg, const T *du, const T *rhs, T *x, int n,
         a[0] *= inv;
         c[0] = -c[0] * c[1] * inv;
     }
+}
 
-    /* 2. the reduced system: rows 2t (the chunk's first) and 2t + 1 (its
-     * last) of the system's 2 TPS */
-    const int tps = 1 << tps_log2, t = threadIdx.x & (tps - 1), rows = 2 * tps;
-    tridiag_row<T> r[2] = {{a[0], c[0], d[0]}, {a[M - 1], c[M - 1], d[M - 1]}};
-    if (tps <= 32) {
-        /* a system within a warp: neighbours by shuffles, no barrier; row
-         * e +- s is thread t +- s/2's same row (s >= 2), or for s = 1 the
-         * thread's other row or the neighbouring thread's */
-        {
-            const tridiag_row<T> left0 = tridiag_shfl_up(r[1], 1, tps);
-            const tridiag_row<T> right1 = tridiag_shfl_down(r[0], 1, tps);
-            const tridiag_row<T> n0 = tridiag_pcr_row(r[0], left0, r[1], t > 0, true);
-            r[1] = tridiag_pcr_row(r[1], r[0], right1, true, t + 1 < tps);
-            r[0] = n0;
-        }
-        for (int s = 2; s < rows; s *= 2) {
+/* Step 2 where a system's tps threads share a warp: parallel cyclic
+ * reduction of the reduced system's rows 2t and 2t + 1 (r) by shuffles,
+ * no barrier; row e +- s is thread t +- s/2's same row (s >= 2), or for s
+ * = 1 the thread's other row or the neighbouring thread's. */
+template <typename T>
+__device__ __forceinline__ void tridiag_pcr_warp(tridiag_row<T> (&r)[2], int t, int tps, int rows)
+{
+    {
+        const tridiag_row<T> left0 = tridiag_shfl_up(r[1], 1, tps);
+        const tridiag_row<T> right1 = tridiag_shfl_down(r[0], 1, tps);
+        const tridiag_row<T> n0 = tridiag_pcr_row(r[0], left0, r[1], t > 0, true);
+        r[1] = tridiag_pcr_row(r[1], r[0], right1, true, t + 1 < tps);
+        r[0] = n0;
+    }
+    for (int s = 2; s < rows; s *= 2) {
 #pragma unroll
-            for (int j = 0; j < 2; j++) {
-                const tridiag_row<T> left = tridiag_shfl_up(r[j], s / 2, tps);
-                const tridiag_row<T> right = tridiag_shfl_down(r[j], s / 2, tps);
-                r[j] = tridiag_pcr_row(r[j], left, right, 2 * t + j >= s, 2 * t + j + s < rows);
-            }
-        }
-    } else {
-        /* across warps: through shared memory, row e of the block at
-         * (e & 1) * bd + e / 2 so that a warp's accesses are consecutive;
-         * two copies, read one and write the other, one barrier a step */
-        tridiag_row<T> *const rs_first = reinterpret_cast<tridiag_row<T> *>(
-            reinterpret_cast<T *>(s2d_smem) + (bd / 32) * 32 * (M + 1));
-        tridiag_row<T> *rs = rs_first;
-        const int base = threadIdx.x - t;   /* the system's first thread in the block */
-        rs[threadIdx.x] = r[0];
-        rs[bd + threadIdx.x] = r[1];
-        for (int s = 1; s < rows; s *= 2) {
-            __syncthreads();
-            tridiag_row<T> n[2];
-#pragma unroll
-            for (int j = 0; j < 2; j++) {
-                const int e = 2 * t + j, lo = e - s, hi = e + s;
-                const tridiag_row<T> zero = {0, 0, 0};
-                const tridiag_row<T> left = lo >= 0 ? rs[(lo & 1) * bd + base + (lo >> 1)] : zero;
-                const tridiag_row<T> right = hi < rows ? rs[(hi & 1) * bd + base + (hi >> 1)] : zero;
-                n[j] = tridiag_pcr_row(r[j], left, right, lo >= 0, hi < rows);
-            }
-            r[0] = n[0];
-            r[1] = n[1];
-            rs = rs == rs_first ? rs_first + 2 * bd : rs_first;
-            rs[threadIdx.x] = r[0];
-            rs[bd + threadIdx.x] = r[1];
+        for (int j = 0; j < 2; j++) {
+            const tridiag_row<T> left = tridiag_shfl_up(r[j], s / 2, tps);
+            const tridiag_row<T> right = tridiag_shfl_down(r[j], s / 2, tps);
+            r[j] = tridiag_pcr_row(r[j], left, right, 2 * t + j >= s, 2 * t + j + s < rows);
         }
     }
+}
 
-    /* 3. back into the chunk */
-    const T first = r[0].d, last = r[1].d;
+/* Step 2 across warps: through shared memory (rs_first: two copies of
+ * the block's 2 bd rows), row e of the block at (e & 1) * bd + e / 2 so
+ * that a warp's accesses are consecutive; read one copy and write the
+ * other, one barrier a step. */
+template <typename T>
+__device__ __forceinline__ void tridiag_pcr_shared(tridiag_row<T> (&r)[2], int t, int rows, int bd,
+                                                   tridiag_row<T> *const rs_first)
+{
+    tridiag_row<T> *rs = rs_first;
+    const int base = threadIdx.x - t;   /* the system's first thread in the block */
+    rs[threadIdx.x] = r[0];
+    rs[bd + threadIdx.x] = r[1];
+    for (int s = 1; s < rows; s *= 2) {
+        __syncthreads();
+        tridiag_row<T> n[2];
+#pragma unroll
+        for (int j = 0; j < 2; j++) {
+            const int e = 2 * t + j, lo = e - s, hi = e + s;
+            const tridiag_row<T> zero = {0, 0, 0};
+            const tridiag_row<T> left = lo >= 0 ? rs[(lo & 1) * bd + base + (lo >> 1)] : zero;
+            const tridiag_row<T> right = hi < rows ? rs[(hi & 1) * bd + base + (hi >> 1)] : zero;
+            n[j] = tridiag_pcr_row(r[j], left, right, lo >= 0, hi < rows);
+        }
+        r[0] = n[0];
+        r[1] = n[1];
+        rs = rs == rs_first ? rs_first + 2 * bd : rs_first;
+        rs[threadIdx.x] = r[0];
+        rs[bd + threadIdx.x] = r[1];
+    }
+}
+
+/* Step 3: the chunk's unknowns from its first and last, x_k = d[k] - a[k]
+ * first - c[k] last, out to x: the thread's own rows in 16-byte vectors
+ * (DIRECT), or through the warp's tile. */
+template <typename T, int M, bool DIRECT>
+__device__ __forceinline__ void tridiag_store(T *x, const T (&a)[M], const T (&c)[M], const T (&d)[M],
+                                              T first, T last, T *tile, int lane, long warp_first,
+                                              long my_sys, int my_t, int n, long batch, int tps_log2,
+                                              int tps)
+{
     if (DIRECT) {
         typedef typename tridiag_vec<T>::type V;
         const int per = (int)(sizeof(V) / sizeof(T));
@@ -1128,29 +1132,67 @@ tridiag_kernel(const T *dl, const T *dg, const T *du, const T *rhs, T *x, int n,
     }
 }
 
+/* The solver: M rows a thread, 2^tps_log2 threads a system (DIRECT: each
+ * thread's rows straight from global memory in 16-byte vectors). */
+template <typename T, int M, bool DIRECT>
+__global__ void __launch_bounds__(256)
+tridiag_kernel(const T *dl, const T *dg, const T *du, const T *rhs, T *x, int n, long batch,
+               int tps_log2)
+{
+    extern __shared__ unsigned char s2d_smem[];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, bd = blockDim.x;
+    T *tile = reinterpret_cast<T *>(s2d_smem) + warp * 32 * (M + 1);
+    const long warp_first = (long)blockIdx.x * bd + warp * 32;
+    const long my_sys = (warp_first + lane) >> tps_log2;
+    const int my_t = (int)((warp_first + lane) & ((1 << tps_log2) - 1));
+
+    T a[M], b[M], c[M], d[M];
+    if (DIRECT) {
+        tridiag_load_direct<T, M>(dl, a, my_sys, my_t, n, batch, 0);
+        tridiag_load_direct<T, M>(dg, b, my_sys, my_t, n, batch, 1);
+        tridiag_load_direct<T, M>(du, c, my_sys, my_t, n, batch, 2);
+        tridiag_load_direct<T, M>(rhs, d, my_sys, my_t, n, batch, 3);
+    } else {
+        tridiag_stage_in<T, M>(dl, tile, a, warp_first, n, tps_log2, batch, 0);
+        tridiag_stage_in<T, M>(dg, tile, b, warp_first, n, tps_log2, batch, 1);
+        tridiag_stage_in<T, M>(du, tile, c, warp_first, n, tps_log2, batch, 2);
+        tridiag_stage_in<T, M>(rhs, tile, d, warp_first, n, tps_log2, batch, 3);
+    }
+    /* 1. each chunk to two rows of the reduced system */
+    tridiag_chunk_reduce<T, M>(a, b, c, d);
+    /* 2. the reduced system: rows 2t (the chunk's first) and 2t + 1 (its
+     * last) of the system's 2 TPS */
+    const int tps = 1 << tps_log2, t = threadIdx.x & (tps - 1), rows = 2 * tps;
+    tridiag_row<T> r[2] = {{a[0], c[0], d[0]}, {a[M - 1], c[M - 1], d[M - 1]}};
+    if (tps <= 32)
+        tridiag_pcr_warp(r, t, tps, rows);
+    else
+        tridiag_pcr_shared(r, t, rows, bd, reinterpret_cast<tridiag_row<T> *>(
+                                               reinterpret_cast<T *>(s2d_smem) + (bd / 32) * 32 * (M + 1)));
+    /* 3. back into the chunk */
+    const T first = r[0].d, last = r[1].d;
+    tridiag_store<T, M, DIRECT>(x, a, c, d, first, last, tile, lane, warp_first, my_sys, my_t, n, batch,
+                                tps_log2, tps);
+}
+
 struct tridiag_shape {
     int rows_per_thread, tps_log2, threads;
     size_t smem;
 };
 
-/* rows_per_thread: 8 or 16, block: threads a block (a power of two from
- * 32 to 256); 0 for the defaults. (4 rows a thread was never faster on the
- * H200.) */
-static inline tridiag_shape tridiag_shape_of(int n, size_t tsize, int rows_per_thread = 0,
-                                             int block = 0)
+/* The solver's shape for n rows of tsize-byte reals: rows a thread (8, or
+ * 16 for long single-precision systems: fewer threads in the PCR,
+ * measured on the H200, bench/spectral/RESULTS.md; 4 rows a thread was
+ * never faster), threads a block (TRIDIAG_THREADS, or one system's threads), and
+ * the dynamic shared memory. */
+static inline tridiag_shape tridiag_shape_of(int n, size_t tsize)
 {
     tridiag_shape s;
-    /* measured on the H200 (bench/RESULTS.md): single precision long
-     * systems gain from 16 rows a thread, fewer threads in the PCR */
-    s.rows_per_thread = rows_per_thread          ? rows_per_thread
-                        : tsize == 4 && n >= 1024 ? 16
-                                                  : TRIDIAG_ROWS_PER_THREAD;
+    s.rows_per_thread = tsize == 4 && n >= 1024 ? 16 : TRIDIAG_ROWS_PER_THREAD;
     s.tps_log2 = 0;
     while ((s.rows_per_thread << s.tps_log2) < n)
         s.tps_log2++;
-    if (!block)
-        block = TRIDIAG_THREADS;
-    s.threads = (1 << s.tps_log2) > block ? 1 << s.tps_log2 : block;
+    s.threads = (1 << s.tps_log2) > TRIDIAG_THREADS ? 1 << s.tps_log2 : TRIDIAG_THREADS;
     s.smem = ((size_t)s.threads * (s.rows_per_thread + 1) + (size_t)12 * s.threads) * tsize;
     return s;
 }
@@ -1180,22 +1222,21 @@ static inline bool tridiag_direct_ok(const T *dl, const T *d, const T *du, const
 }
 
 /* x = A^-1 rhs for batch systems of n rows (1 <= n <= TRIDIAG_MAX_N), the
- * layout of cuSPARSE gtsv2StridedBatch; x may be rhs. rows_per_thread: 8
- * or 16, block: threads a block, staging: 1 to load through the shared
- * tile even where the arrays allow 16-byte loads of each thread's own rows
- * (0: the defaults), for the benchmark's comparison. */
+ * layout of cuSPARSE gtsv2StridedBatch; x may be rhs. Each thread loads
+ * its own rows in 16-byte vectors where every array is 16-byte aligned and
+ * n a whole number of vectors, else through the warp's shared tile. */
 template <typename T>
 static cudaError_t tridiag_launch(const T *dl, const T *d, const T *du, const T *rhs, T *x, int n,
-                                  int batch, cudaStream_t stream, int rows_per_thread = 0,
-                                  int block = 0, int staging = 0)
+                                  int batch, cudaStream_t stream)
 {
-    const tridiag_shape s = tridiag_shape_of(n, sizeof(T), rows_per_thread, block);
-    const bool direct = staging != 1 && tridiag_direct_ok(dl, d, du, rhs, x, n);
+    const tridiag_shape s = tridiag_shape_of(n, sizeof(T));
+    const bool direct = tridiag_direct_ok(dl, d, du, rhs, x, n);
 #define TRIDIAG_GO(M)                                                                             \
     return direct ? tridiag_launch_m<T, M, true>(dl, d, du, rhs, x, n, batch, s, stream)         \
                   : tridiag_launch_m<T, M, false>(dl, d, du, rhs, x, n, batch, s, stream)
-    if (s.rows_per_thread == 16)
-        TRIDIAG_GO(16);
+    if constexpr (sizeof(T) == 4)   /* (16 rows a thread: single precision only) */
+        if (s.rows_per_thread == 16)
+            TRIDIAG_GO(16);
     TRIDIAG_GO(8);
 #undef TRIDIAG_GO
 }

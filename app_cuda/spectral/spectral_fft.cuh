@@ -1,22 +1,27 @@
-/* Batched complex FFT on the GPU, power-of-two N up to 4096 (specs/
- * spectral.md), behind the backend's spec_run and the bench. N < 16: one
- * transform in shared memory, radix-4 butterflies (one radix-2 pass when
- * log2 N is odd), a barrier between reading a pass's inputs and writing
- * its outputs. N >= 16: the register kernels, 8 (fft_c2c_r8) or 16
- * (fft_c2c_r16) points a thread, radix-8 or radix-16 Stockham passes
- * through padded shared buffers (a shorter last pass), the first reading
- * global memory and the last writing it; the variants the bench compares
- * (register caps, twiddle loads, warp barriers, staged global access) and
- * the defaults per precision and N are at fft_c2c_launch. Small transforms
- * share a block.
+/* Batched complex FFT on the GPU, power-of-two N from 4 to 4096
+ * (docs/spectral.md), behind the backend's spec_run, the 2D FFT's row pass
+ * and the bench. One kernel a precision and N, as fft_c2c_table says (the
+ * defaults, fastest side by side on an H200): N < 16 one transform in
+ * shared memory, radix-4 butterflies (one radix-2 pass
+ * when log2 N is odd), a barrier between reading a pass's inputs and
+ * writing its outputs (fft_c2c_shared); one thread a transform, its points
+ * in registers (fft_c2c_small); else 8 or 16 points a thread, radix-8 or
+ * radix-16 Stockham passes through padded shared buffers (a shorter last
+ * pass), the first reading global memory and the last writing it
+ * (fft_c2c_radix). Small transforms share a block.
  * Twiddles come from a table of e^{-2 pi j k / N} (long double on the host,
  * rounded once). Conventions as the CPU kernels: unnormalised forward,
- * inverse with 1/N. */
+ * inverse with 1/N.
+ * The butterflies are written per dialect (also app_opencl/spectral/spectral.cl,
+ * common/spectral/simd/lanes_kernel.h), not generated from one source: here
+ * templates fix register arrays, passes and register caps per N and use warp
+ * barriers and shuffles; if the three must converge, a generator is the route. */
 #ifndef ORRERY_CUDA_SPECTRAL_FFT_CUH
 #define ORRERY_CUDA_SPECTRAL_FFT_CUH
 
 #include <cuda_runtime.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <type_traits>
 
@@ -26,17 +31,19 @@ template <> struct cpx_of<float> { typedef float2 type; };
 
 /* An n-point FFT in shared memory, in place in sh: radix 4
  * (one radix 2 last when log2 n is odd), Stockham order as the CPU
- * kernel, the threads of a transform cooperating with barriers. tw_step:
- * the table's points per n points. At most 4 radix-4 butterflies a
- * thread (threads >= n / 16). For small N, where the register kernels
- * have too few points a thread. */
-template <typename T, typename C, typename W>
-__device__ void shared_fft_passes(C *sh, int n, const W *tw, int tw_step, int sign, int tid,
-                                  int threads)
+ * kernel, the threads of a transform cooperating with barriers. tw: the
+ * n-point table. At most 4 radix-4 butterflies a thread (threads >= n /
+ * 16). For N < 16, where the register kernels have too few points a
+ * thread. */
+template <typename T>
+__device__ void shared_fft_passes(typename cpx_of<T>::type *sh, int n, const double2 *tw, int sign,
+                                  int tid, int threads)
 {
+    typedef typename cpx_of<T>::type C;
+    typedef double2 W;
     int s = 1, len = n;
     for (; len >= 4; len /= 4) {
-        const int m = len / 4, tstep = tw_step * (n / len);
+        const int m = len / 4, tstep = n / len;
         C v[4][4];
         int slots[4];
         int count = 0;
@@ -104,7 +111,7 @@ __global__ void fft_c2c_shared(const typename cpx_of<T>::type *in, typename cpx_
         for (int i = tid; i < n; i += threads)
             sh[i] = in[(size_t)t * n + i];
     __syncthreads();
-    shared_fft_passes<T, C, double2>(sh, n, tw, 1, sign, tid, threads);
+    shared_fft_passes<T>(sh, n, tw, sign, tid, threads);
     if (t < batch) {
         const T scale = sign > 0 ? (T)1 / (T)n : (T)1;
         for (int i = tid; i < n; i += threads) {
@@ -116,12 +123,12 @@ __global__ void fft_c2c_shared(const typename cpx_of<T>::type *in, typename cpx_
     }
 }
 
-/* ---- radix-16 passes with the data in registers ----
- * Each thread holds 16 points of a transform: a pass reads them (from
- * global memory in the first pass, shared memory after), runs a 16-point
- * DFT in registers (or two 8-, four 4- or eight 2-point ones in the last
- * pass when N is not a power of 16), multiplies by the pass's twiddles and
- * writes them back (to global memory in the last pass). N = 4096 takes
+/* ---- radix-R passes with the data in registers (R = 8 or 16) ----
+ * Each thread holds R points of a transform: a pass reads them (from
+ * global memory in the first pass, shared memory after), runs an R-point
+ * DFT in registers (or shorter ones in the last pass when log2 N is not a
+ * multiple of log2 R), multiplies by the pass's twiddles and writes them
+ * back (to global memory in the last pass). Radix 16 takes N = 4096 in
  * three passes and two trips through shared memory instead of six. */
 
 template <typename C, typename T> __device__ __forceinline__ C cmul(C a, T br, T bi)
@@ -259,16 +266,14 @@ template <int H, typename C, typename T> __device__ __forceinline__ void dft_nat
         dft32<C, T>(v, sign);
 }
 
-#ifndef FFT_MIN_BLOCKS
-#define FFT_MIN_BLOCKS 2   /* H200, f64: 1 -> 0.58-0.74x cuFFT, 2 -> 0.63-0.80x, 3 -> 0.48-0.60x */
-#endif
-
-/* twiddle16's TW = 3: TW = 2's products row by row, w^(hi + lo) = w^hi
- * w^lo, few twiddles live at once: in the kernels of one size (NN) all
- * fifteen at once spilled at 64 registers, row by row none (in the others
- * the reverse). */
+/* The twiddles of one radix-16 butterfly, v[r] *= w^r (r = 1..15) with
+ * w^r = tw[r * base] (conjugated for the inverse): two loads (w, w^4), the
+ * rest by products, row by row, w^(hi + lo) = w^hi w^lo, so that few
+ * twiddles live at once (with all fifteen products live, the kernels with
+ * the size compiled in spilled at 64 registers); a few ulp more error than
+ * fifteen table loads, far fewer loads. */
 template <typename C, typename T>
-__device__ __forceinline__ void twiddle16_rows(C *v, const C *tw, int base, int sign)
+__device__ __forceinline__ void twiddle16(C *v, const C *tw, int base, int sign)
 {
     C w1 = tw[base], wh = tw[4 * base];
     if (sign > 0) {
@@ -292,62 +297,9 @@ __device__ __forceinline__ void twiddle16_rows(C *v, const C *tw, int base, int 
     }
 }
 
-template <typename C, typename T, int TW>
-__device__ __forceinline__ void twiddle16_products(C *v, const C *tw, int base, int sign);
-
-/* The twiddles of one radix-16 butterfly, v[r] *= w^r (r = 1..15) with
- * w^r = tw[r * base] (conjugated for the inverse). TW selects how they are
- * got: 0 fifteen table loads (the baseline); 1 six loads (w, w^2, w^3,
- * w^4, w^8, w^12) and one product each for the rest; 2 two loads (w, w^4),
- * the rest by at most three products (a few ulp more error, far fewer
- * loads); 3 the same products as 2 in another order. */
-template <typename C, typename T, int TW>
-__device__ __forceinline__ void twiddle16(C *v, const C *tw, int base, int sign)
-{
-    if (TW == 0) {
-#pragma unroll
-        for (int r = 1; r < 16; r++) {
-            const C w = tw[base * r];
-            v[r] = cmul<C, T>(v[r], w.x, sign < 0 ? w.y : -w.y);
-        }
-    } else if (TW == 3) {
-        twiddle16_rows<C, T>(v, tw, base, sign);
-    } else {
-        twiddle16_products<C, T, TW>(v, tw, base, sign);
-    }
-}
-
-/* twiddle16's TW = 1, 2: a few loads, the rest by products. */
-template <typename C, typename T, int TW>
-__device__ __forceinline__ void twiddle16_products(C *v, const C *tw, int base, int sign)
-{
-    C w[16];
-#pragma unroll
-    for (int r = 1; r < 16; r++)
-        if (r == 1 || r == 4 || (TW == 1 && (r == 2 || r == 3 || r == 8 || r == 12))) {
-            w[r] = tw[base * r];
-            if (sign > 0)
-                w[r].y = -w[r].y;
-        }
-    if (TW != 1) {
-        w[2] = cmul<C, T>(w[1], w[1].x, w[1].y);
-        w[3] = cmul<C, T>(w[2], w[1].x, w[1].y);
-        w[8] = cmul<C, T>(w[4], w[4].x, w[4].y);
-        w[12] = cmul<C, T>(w[8], w[4].x, w[4].y);
-    }
-#pragma unroll
-    for (int hi = 4; hi < 16; hi += 4)
-#pragma unroll
-        for (int lo = 1; lo < 4; lo++)
-            w[hi + lo] = cmul<C, T>(w[hi], w[lo].x, w[lo].y);
-#pragma unroll
-    for (int r = 1; r < 16; r++)
-        v[r] = cmul<C, T>(v[r], w[r].x, w[r].y);
-}
-
 /* The twiddles of one radix-8 butterfly, v[r] *= w^r (r = 1..7) with w^r =
  * tw[r * base] (conjugated for the inverse): two loads (w, w^4), the rest
- * by products, as twiddle16's TW = 2. */
+ * by products. */
 template <typename C, typename T>
 __device__ __forceinline__ void twiddle8(C *v, const C *tw, int base, int sign)
 {
@@ -368,8 +320,46 @@ __device__ __forceinline__ void twiddle8(C *v, const C *tw, int base, int sign)
         v[r] = cmul<C, T>(v[r], w[r].x, w[r].y);
 }
 
+/* A register pass's R-point DFT in place, natural order (R = 8, 16), and
+ * its twiddles v[r] *= w^r, w = tw[base]. */
+template <int R, typename C, typename T> __device__ __forceinline__ void fft_radix_dft(C *v, int sign)
+{
+    if constexpr (R == 16)
+        dft16<C, T>(v, sign);
+    else
+        dft8_natural<C, T>(v, sign);
+}
+template <int R, typename C, typename T>
+__device__ __forceinline__ void fft_radix_twiddles(C *v, const C *tw, int base, int sign)
+{
+    if constexpr (R == 16)
+        twiddle16<C, T>(v, tw, base, sign);
+    else
+        twiddle8<C, T>(v, tw, base, sign);
+}
+
+/* The short last pass's DFTs (LAST_R = 2, 4 or 8 points, R / LAST_R of
+ * them a thread, v[g LAST_R ..]): when log2 N is not a multiple of log2 R. */
+template <int R, int LAST_R, typename C, typename T>
+__device__ __forceinline__ void fft_short_dfts(C *v, int sign)
+{
+    if constexpr (LAST_R == 4) {
+#pragma unroll
+        for (int g = 0; g < R / 4; g++)
+            dft4<C, T>(v[4 * g], v[4 * g + 1], v[4 * g + 2], v[4 * g + 3], sign);
+    } else if constexpr (LAST_R == 2) {
+#pragma unroll
+        for (int g = 0; g < R / 2; g++)
+            dft2<C, T>(v[2 * g], v[2 * g + 1]);
+    } else if constexpr (LAST_R == 8) {
+#pragma unroll
+        for (int g = 0; g < R / 8; g++)
+            dft8_natural<C, T>(v + 8 * g, sign);
+    }
+}
+
 /* The barrier between a pass's reads and writes: the block's, or only the
- * warp's when a transform's threads lie in one warp (WARP, n <= 512). */
+ * warp's when a transform's threads lie in one warp (WARP: n / R <= 32). */
 template <bool WARP> __device__ __forceinline__ void pass_barrier()
 {
     if (WARP)
@@ -411,9 +401,9 @@ __device__ __forceinline__ bool fft_run_passes(int passes, Body body)
     return false;
 }
 
-/* STAGE (a variant): a block's transforms lie side by side in global
- * memory (blockDim.y n complex from transform blockIdx.x blockDim.y), so
- * the block can copy them to and from its shared buffers in 16-byte
+/* Staged global access (the staged rows of fft_c2c_table): a block's
+ * transforms lie side by side in global memory (blockDim.y n complex from
+ * transform blockIdx.x blockDim.y), so the block can copy them to and from its shared buffers in 16-byte
  * vectors, each warp instruction covering 512 contiguous bytes, instead of
  * each thread reading its butterflies' inputs where they lie: in float two
  * complex a load instead of one, and at small N whole sectors instead of
@@ -543,127 +533,260 @@ __device__ __forceinline__ void fft_stage_last(const C *v, C *sh, const C *block
     fft_stage_store<R>(block_sh, out, n, log2n, batch, scale);
 }
 
-/* tw: the twiddle table in the kernel's precision (rounded once from long
- * double): float2 for float, double2 for double. TW, MINB, WARP: the
- * variants (twiddle16, blocks an SM for __launch_bounds__, pass_barrier);
- * the defaults are the baseline kernel. */
-template <typename T, int LAST_R, int TW = 0, int MINB = FFT_MIN_BLOCKS, bool WARP = false,
-          bool STAGE = false, int NN = 0, int SIGN = 0>
-__global__ void __launch_bounds__(256, MINB)
-fft_c2c_r16(const typename cpx_of<T>::type *in, typename cpx_of<T>::type *out, int n_arg, int batch,
-            const typename cpx_of<T>::type *tw, int sign_arg, int tw_stride)
+/* ---- the defaults: which kernel runs at each precision and N ---- */
+
+/* The 1D kernels' paths (fft_c2c_table and fft_real_table). */
+enum fft_path {
+    FFT_PATH_SHARED = 1,   /* radix-4 passes in shared memory, a transform's threads
+                              cooperating (fft_c2c_shared) */
+    FFT_PATH_ONE_A_THREAD, /* a transform's points in one thread's registers, the block
+                              copying in and out in 16-byte vectors (fft_c2c_small,
+                              fft_real_small) */
+    FFT_PATH_REGISTERS     /* radix-8 or -16 passes, that many points a thread
+                              (fft_c2c_radix, fft_real_radix) */
+};
+
+#define FFT_C2C_SMALL_THREADS 64   /* transforms (threads) a block of fft_c2c_small */
+
+/* A row of fft_c2c_table: the kernel for the powers of two N from n_from
+ * to n_to in one precision. */
+struct fft_c2c_config {
+    bool single;       /* float (else double) */
+    int n_from, n_to;
+    int path;          /* fft_path */
+    int radix;         /* points a thread and pass: 4 (FFT_PATH_SHARED), 8 or 16 (registers),
+                          N (one a thread) */
+    int min_blocks;    /* register path: blocks an SM asked of the compiler
+                          (__launch_bounds__), which caps the registers */
+    int block_threads; /* threads a block, about (whole transforms) */
+    bool staged;       /* global memory through the shared buffers in 16-byte vectors, where
+                          both ends are 16-byte aligned (else without) */
+    bool any_n;        /* one kernel for any N, n and the direction as arguments; else one
+                          per N and direction: every pass unrolled, shared-memory and global
+                          offsets constants off one base, no twiddles or scaling where they
+                          are 1 (Nsight Compute, f32 N = 1024: 13.3 M instructions -> 10.3 M) */
+};
+
+/* The defaults, each the fastest side by side on an H200 (the sixth to
+ * ninth sessions of bench/archive/RESULTS-2026-11.md; today's numbers and
+ * what lost: bench/spectral/RESULTS.md). */
+static constexpr fft_c2c_config fft_c2c_table[] = {
+    /* single, N from, to, path, radix, min blocks, block threads, staged, any N */
+    {true, 4, 8, FFT_PATH_SHARED, 4, 0, 256, false, false},
+    /* 24.8 us against 25.8 for radix 8 staged, double's row (seventh session) */
+    {true, 16, 16, FFT_PATH_ONE_A_THREAD, 16, 0, FFT_C2C_SMALL_THREADS, false, false},
+    /* 22.5 us, 86% of copy, against 24.6 with the size compiled in (eighth session) */
+    {true, 32, 32, FFT_PATH_REGISTERS, 8, 2, 64, false, true},
+    {true, 64, 64, FFT_PATH_REGISTERS, 8, 2, 64, false, false},
+    /* one transform a block at 4 blocks an SM: 0.88-0.93x cuFFT at N = 1024 */
+    {true, 128, 1024, FFT_PATH_REGISTERS, 16, 4, 64, false, false},
+    /* 80 registers: 24.7 us against 27.2 at N = 4096, 1.13x cuFFT (eighth session) */
+    {true, 2048, 4096, FFT_PATH_REGISTERS, 16, 3, 64, false, false},
+    {false, 4, 8, FFT_PATH_SHARED, 4, 0, 256, false, false},
+    /* staged: a 16-point transform's two threads would read half sectors; one
+     * thread a transform: 45.4 us against 42.2 (108 registers) */
+    {false, 16, 16, FFT_PATH_REGISTERS, 8, 2, 256, true, false},
+    {false, 32, 1024, FFT_PATH_REGISTERS, 8, 2, 64, false, false},
+    {false, 2048, 4096, FFT_PATH_REGISTERS, 16, 2, 64, false, false},
+};
+
+/* The row for N in T's precision (path 0: not a size the kernels take). */
+template <typename T> constexpr fft_c2c_config fft_c2c_config_of(int n)
 {
-    /* SIGN (with NN): the direction known when compiling, 0: sign_arg's */
-    const int sign = SIGN ? SIGN : sign_arg;
-    typedef typename cpx_of<T>::type C;
-    extern __shared__ unsigned char smem_raw[];
-    /* NN (a variant): the size known when compiling (see fft_real_radix) */
-    const int n = NN ? NN : n_arg;
-    C *const block_sh = reinterpret_cast<C *>(smem_raw);
-    C *sh = block_sh + (size_t)threadIdx.y * (n + n / 16);
-    const int t = blockIdx.x * blockDim.y + threadIdx.y;
-    const int tid = threadIdx.x;   /* n / 16 threads a transform */
-    const bool live = t < batch;
-    const C *src = in + (size_t)(live ? t : 0) * n;
-    C *dst = out + (size_t)(live ? t : 0) * n;
-    const T scale = sign > 0 ? (T)1 / (T)n : (T)1;
-    const int log2n = NN ? ilog2_const(NN) : __ffs(n) - 1;
-    C v[16];
-    if (STAGE) {
-        fft_stage_load<16>(in, block_sh, n, log2n, batch);
-        __syncthreads();
-    }
-    /* radix-16 pass k: stride s = 16^k over len = n / s; true once the
-     * transform is written */
-    const auto pass_body = [&](int pass) -> bool {
-        const int s = 1 << (4 * pass), len = n >> (4 * pass);
-        const bool first = !STAGE && pass == 0;
-        const int m = len / 16, tstep = n / len * tw_stride;
-        const int p = tid >> (4 * pass), q = tid & (s - 1);
+    for (const fft_c2c_config &c : fft_c2c_table)
+        if (c.single == (sizeof(T) == sizeof(float)) && c.n_from <= n && n <= c.n_to)
+            return c;
+    return fft_c2c_config{};
+}
+
+/* Below it the shared-memory path (the 2D FFT's rows take the 1D kernels from here). */
+#define FFT_C2C_MIN_REGISTER_N 16
+static_assert(fft_c2c_config_of<float>(FFT_C2C_MIN_REGISTER_N / 2).path == FFT_PATH_SHARED &&
+                  fft_c2c_config_of<double>(FFT_C2C_MIN_REGISTER_N / 2).path == FFT_PATH_SHARED &&
+                  fft_c2c_config_of<float>(FFT_C2C_MIN_REGISTER_N).path != FFT_PATH_SHARED &&
+                  fft_c2c_config_of<double>(FFT_C2C_MIN_REGISTER_N).path != FFT_PATH_SHARED,
+              "the shared path ends at FFT_C2C_MIN_REGISTER_N");
+
+/* Writes what the row does into buf (with 16-byte aligned ends or not):
+ * the bench's and the device check's name for it. */
+static inline const char *fft_c2c_config_name(const fft_c2c_config &c, bool aligned, char *buf,
+                                              size_t size)
+{
+    if (c.path == FFT_PATH_SHARED)
+        snprintf(buf, size, "r4 in shared memory");
+    else if (c.path == FFT_PATH_ONE_A_THREAD)
+        snprintf(buf, size, "one thread a transform");
+    else
+        snprintf(buf, size, "r%d, %d blk/SM, %d-thread blocks%s%s", c.radix, c.min_blocks,
+                 c.block_threads, c.staged && aligned ? ", staged" : "", c.any_n ? ", any N" : "");
+    return buf;
+}
+
+/* What fft_c2c_radix compiles in: the row at N of T's precision, the
+ * direction SIGN (0: sign_arg's, for the rows for any N) and whether both
+ * ends are 16-byte aligned (a staged row's other kernel: unstaged). */
+template <typename T_, int N, int SIGN, bool ALIGNED> struct fft_c2c_plan {
+    typedef T_ T;
+    typedef typename cpx_of<T_>::type C;
+    static constexpr fft_c2c_config cfg = fft_c2c_config_of<T_>(N);
+    static_assert(cfg.path == FFT_PATH_REGISTERS, "the register path's rows");
+    static_assert(!cfg.any_n || SIGN == 0, "a kernel for any N takes the direction as an argument");
+    static constexpr int radix = cfg.radix, log2_radix = radix == 16 ? 4 : 3;
+    static constexpr int min_blocks = cfg.min_blocks;
+    static constexpr int max_threads = 4096 / radix;   /* __launch_bounds__: N = 4096's threads */
+    static constexpr int nn = cfg.any_n ? 0 : N;       /* the size compiled in (0: n_arg's) */
+    static constexpr int sign = SIGN;
+    /* the short last pass's points (1: none) */
+    static constexpr int last_radix = 1 << (ilog2_const(N) % log2_radix);
+    /* a transform's threads in one warp: warp barriers between passes */
+    static constexpr bool warp = N / radix <= 32;
+    static constexpr bool staged = cfg.staged && ALIGNED;
+};
+
+/* Pass `pass` of fft_c2c_radix (stride s = R^pass over len = n / s), in
+ * place in v: its inputs (global memory in the first pass unless staged),
+ * the R-point DFT and twiddles, its outputs (the transform's shared
+ * buffer, or global memory in the last pass). True once the transform is
+ * written: after the last pass where log2 N is a multiple of log2 R. The
+ * kernel's values by reference, as a lambda's capture. */
+template <typename P> struct fft_c2c_pass {
+    typedef typename P::T T;
+    typedef typename P::C C;
+    C *const &block_sh, *const &sh;   /* the block's shared buffers, the transform's */
+    const C *const &src;              /* its input (transform 0's where not live) */
+    C *const &dst, *const &out;       /* its output (likewise), the batch's */
+    const C *const &tw;
+    const int &n, &log2n, &batch, &tid, &sign, &tw_stride;
+    const bool &live;                 /* a transform of the batch, not past its end */
+    const T &scale;                   /* 1 / n for the inverse */
+    C *const v;                       /* the thread's R points */
+
+    __device__ __forceinline__ bool operator()(int pass) const
+    {
+        constexpr int R = P::radix, LOG2R = P::log2_radix;
+        const int s = 1 << (LOG2R * pass), len = n >> (LOG2R * pass);
+        const bool first = !P::staged && pass == 0;
+        const int m = len / R, tstep = n / len * tw_stride;
+        const int p = tid >> (LOG2R * pass), q = tid & (s - 1);
 #pragma unroll
-        for (int r = 0; r < 16; r++)
-            v[r] = first ? (live ? src[q + s * (p + r * m)] : C()) : sh[fft_slot<16>(q + s * (p + r * m))];
-        dft16<C, T>(v, sign);
-        const bool last = len == 16;
-        if (!(NN && last))   /* the last pass's twiddles are all 1 (p = 0); skipping
-                                the multiplications spilled where n is a variable */
-            twiddle16<C, T, TW>(v, tw, p * tstep, sign);
+        for (int r = 0; r < R; r++)
+            v[r] = first ? (live ? src[q + s * (p + r * m)] : C()) : sh[fft_slot<R>(q + s * (p + r * m))];
+        fft_radix_dft<R, C, T>(v, sign);
+        const bool last = len == R;
+        if (!(P::nn && last))   /* the last pass's twiddles are all 1 (p = 0); skipping
+                                   the multiplications spilled where n is a variable */
+            fft_radix_twiddles<R, C, T>(v, tw, p * tstep, sign);
         if (!first)
-            pass_barrier<WARP>();
-        if (last && STAGE) {
+            pass_barrier<P::warp>();
+        /* the last pass's outputs: p = 0 there, which the radix-8 kernels
+         * drop from the index and the radix-16 ones keep (as each was measured) */
+        const auto out_at = [&](int r) { return q + s * (R == 16 ? R * p + r : r); };
+        if (last && P::staged) {
 #pragma unroll
-            for (int r = 0; r < 16; r++)
-                sh[fft_slot<16>(q + s * (16 * p + r))] = v[r];
+            for (int r = 0; r < R; r++)
+                sh[fft_slot<R>(out_at(r))] = v[r];
             __syncthreads();
-            fft_stage_store<16>(block_sh, out, n, log2n, batch, scale);
+            fft_stage_store<R>(block_sh, out, n, log2n, batch, scale);
             return true;
         }
         if (last) {
             if (live) {
 #pragma unroll
-                for (int r = 0; r < 16; r++) {
+                for (int r = 0; r < R; r++) {
                     C x = v[r];
                     /* the forward's scale is 1 (the branch spilled where n is a variable) */
-                    if (!NN || sign > 0) {
+                    if (!P::nn || sign > 0) {
                         x.x *= scale;
                         x.y *= scale;
                     }
-                    dst[q + s * (16 * p + r)] = x;
+                    dst[out_at(r)] = x;
                 }
             }
             return true;
         }
 #pragma unroll
-        for (int r = 0; r < 16; r++)
-            sh[fft_slot<16>(q + s * (16 * p + r))] = v[r];
-        pass_barrier<WARP>();
+        for (int r = 0; r < R; r++)
+            sh[fft_slot<R>(q + s * (R * p + r))] = v[r];
+        pass_barrier<P::warp>();
         return false;
-    };
-    const int passes = log2n / 4;
-    if (fft_run_passes<NN, 4>(passes, pass_body))
-        return;
-    const int s = 1 << (4 * passes);
-    /* the last pass: len = LAST_R (2, 4 or 8), 16 / LAST_R butterflies a thread,
-     * no twiddles (p = 0) */
+    }
+};
+
+/* fft_c2c_radix's short last pass (len = LAST_R points: 2, 4 or 8; R /
+ * LAST_R butterflies a thread, butterfly g at g n / R + tid; no twiddles,
+ * p = 0) after the full passes (stride s), and its store. */
+template <typename P>
+__device__ __forceinline__ void fft_c2c_short_pass(const fft_c2c_pass<P> &k, typename P::C *v, int s)
+{
+    typedef typename P::T T;
+    typedef typename P::C C;
+    constexpr int R = P::radix, LAST_R = P::last_radix;
 #pragma unroll
-    for (int g = 0; g < 16 / LAST_R; g++) {
-        const int q = g * (n / 16) + tid;   /* neighbouring threads, neighbouring q */
+    for (int g = 0; g < R / LAST_R; g++) {
+        const int q = g * (k.n / R) + k.tid;   /* neighbouring threads, neighbouring q */
 #pragma unroll
         for (int r = 0; r < LAST_R; r++)
-            v[g * LAST_R + r] = sh[fft_slot<16>(q + s * r)];
+            v[g * LAST_R + r] = k.sh[fft_slot<R>(q + s * r)];
     }
-    if (LAST_R == 4) {
-#pragma unroll
-        for (int g = 0; g < 4; g++)
-            dft4<C, T>(v[4 * g], v[4 * g + 1], v[4 * g + 2], v[4 * g + 3], sign);
-    } else if (LAST_R == 2) {
-#pragma unroll
-        for (int g = 0; g < 8; g++)
-            dft2<C, T>(v[2 * g], v[2 * g + 1]);
-    } else if (LAST_R == 8) {
-#pragma unroll
-        for (int g = 0; g < 2; g++)
-            dft8_natural<C, T>(v + 8 * g, sign);
-    }
-    if (STAGE) {
-        fft_stage_last<16, LAST_R, WARP>(v, sh, block_sh, out, n, log2n, batch, s, scale);
+    fft_short_dfts<R, LAST_R, C, T>(v, k.sign);
+    if (P::staged) {
+        fft_stage_last<R, LAST_R, P::warp>(v, k.sh, k.block_sh, k.out, k.n, k.log2n, k.batch, s, k.scale);
         return;
     }
-    if (live) {
+    if (k.live) {
 #pragma unroll
-        for (int g = 0; g < 16 / LAST_R; g++) {
-            const int q = g * (n / 16) + tid;
+        for (int g = 0; g < R / LAST_R; g++) {
+            const int q = g * (k.n / R) + k.tid;
 #pragma unroll
             for (int r = 0; r < LAST_R; r++) {
                 C x = v[g * LAST_R + r];
-                if (!NN || sign > 0) {
-                    x.x *= scale;
-                    x.y *= scale;
+                if (!P::nn || k.sign > 0) {
+                    x.x *= k.scale;
+                    x.y *= k.scale;
                 }
-                dst[q + s * r] = x;
+                k.dst[q + s * r] = x;
             }
         }
     }
+}
+
+/* The register kernel of plan P (fft_c2c_plan): R = P::radix points a
+ * thread, n / R threads a transform, blockDim.y transforms a block;
+ * Stockham passes, pass inputs q + s (p + r m), outputs q + s (R p + r)
+ * times w_len^(p r). tw: the table in the kernel's precision (rounded once
+ * from long double), read at a stride of tw_stride (the 2D FFT's longer
+ * table). n_arg, sign_arg: unused where P compiles them in. */
+template <typename P>
+__global__ void __launch_bounds__(P::max_threads, P::min_blocks)
+fft_c2c_radix(const typename P::C *in, typename P::C *out, int n_arg, int batch,
+              const typename P::C *tw, int sign_arg, int tw_stride)
+{
+    typedef typename P::T T;
+    typedef typename P::C C;
+    constexpr int R = P::radix, NN = P::nn;
+    const int sign = P::sign ? P::sign : sign_arg;
+    extern __shared__ unsigned char smem_raw[];
+    const int n = NN ? NN : n_arg;
+    C *const block_sh = reinterpret_cast<C *>(smem_raw);
+    C *const sh = block_sh + (size_t)threadIdx.y * (n + n / R);
+    const int t = blockIdx.x * blockDim.y + threadIdx.y;
+    const int tid = threadIdx.x;
+    const bool live = t < batch;
+    const C *const src = in + (size_t)(live ? t : 0) * n;
+    C *const dst = out + (size_t)(live ? t : 0) * n;
+    const T scale = sign > 0 ? (T)1 / (T)n : (T)1;
+    const int log2n = NN ? ilog2_const(NN) : __ffs(n) - 1;
+    C v[R];
+    if (P::staged) {
+        fft_stage_load<R>(in, block_sh, n, log2n, batch);
+        __syncthreads();
+    }
+    const fft_c2c_pass<P> pass_body{block_sh, sh, src, dst, out, tw, n, log2n, batch, tid, sign,
+                                    tw_stride, live, scale, v};
+    const int passes = log2n / P::log2_radix;
+    if (fft_run_passes<NN, P::log2_radix>(passes, pass_body))
+        return;
+    fft_c2c_short_pass<P>(pass_body, v, 1 << (P::log2_radix * passes));
 }
 
 /* Let kernel take bytes of dynamic shared memory: the opt-in every launch
@@ -675,17 +798,18 @@ static inline cudaError_t fft_allow_smem(const void *kernel, size_t bytes)
     return cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
 }
 
-/* Launch: threads per transform n/4 (at most 1024, at least 1), and enough
- * transforms per block for 256 threads. Returns the launch's cudaError_t. */
+/* The shared path: threads per transform n/4 (at most 1024, at least 1),
+ * and enough transforms per block for block_threads threads. Returns the
+ * launch's cudaError_t. */
 template <typename T>
 static cudaError_t fft_c2c_launch_r4(const void *in, void *out, int n, int batch, const double2 *tw,
-                                     int inverse, cudaStream_t stream)
+                                     int inverse, int block_threads, cudaStream_t stream)
 {
     typedef typename cpx_of<T>::type C;
     int per = n / 4 < 1 ? 1 : n / 4;
     if (per > 1024)
         per = 1024;
-    int ty = 256 / per < 1 ? 1 : 256 / per;
+    int ty = block_threads / per < 1 ? 1 : block_threads / per;
     const size_t smem = (size_t)ty * n * sizeof(C);
     const cudaError_t e = fft_allow_smem((const void *)fft_c2c_shared<T>, smem);
     if (e != cudaSuccess)
@@ -694,118 +818,6 @@ static cudaError_t fft_c2c_launch_r4(const void *in, void *out, int n, int batch
     fft_c2c_shared<T><<<grid, block, smem, stream>>>((const C *)in, (C *)out, n, batch, tw,
                                                      inverse ? 1 : -1);
     return cudaGetLastError();
-}
-
-/* ---- radix-8 passes (a variant): 8 points a thread, half the registers
- * of fft_c2c_r16 so more threads fit an SM, one more trip through shared
- * memory for some N. Same Stockham passes: pass inputs q + s (p + r m),
- * outputs q + s (8 p + r) times w_len^(p r); a last 2- or 4-point pass
- * when log2 N is not a multiple of 3. n / 8 threads a transform, blocks of
- * max(256, n / 8) threads. ---- */
-template <typename T, int LAST_R, int MINB, bool WARP, bool STAGE = false, int NN = 0, int SIGN = 0>
-__global__ void __launch_bounds__(512, MINB)
-fft_c2c_r8(const typename cpx_of<T>::type *in, typename cpx_of<T>::type *out, int n_arg, int batch,
-           const typename cpx_of<T>::type *tw, int sign_arg, int tw_stride)
-{
-    const int sign = SIGN ? SIGN : sign_arg;   /* SIGN: as fft_c2c_r16 */
-    typedef typename cpx_of<T>::type C;
-    extern __shared__ unsigned char smem_raw[];
-    const int n = NN ? NN : n_arg;   /* NN: as fft_c2c_r16 */
-    C *const block_sh = reinterpret_cast<C *>(smem_raw);
-    C *sh = block_sh + (size_t)threadIdx.y * (n + n / 8);
-    const int t = blockIdx.x * blockDim.y + threadIdx.y;
-    const int tid = threadIdx.x, threads = n / 8;
-    const bool live = t < batch;
-    const C *src = in + (size_t)(live ? t : 0) * n;
-    C *dst = out + (size_t)(live ? t : 0) * n;
-    const T scale = sign > 0 ? (T)1 / (T)n : (T)1;
-    const int log2n = NN ? ilog2_const(NN) : __ffs(n) - 1;
-    C v[8];
-    if (STAGE) {
-        fft_stage_load<8>(in, block_sh, n, log2n, batch);
-        __syncthreads();
-    }
-    const auto pass_body = [&](int pass) -> bool {   /* as fft_c2c_r16's */
-        const int s = 1 << (3 * pass), len = n >> (3 * pass);
-        const bool first = !STAGE && pass == 0;
-        const int m = len / 8, tstep = n / len * tw_stride;
-        const int p = tid >> (3 * pass), q = tid & (s - 1);
-#pragma unroll
-        for (int r = 0; r < 8; r++)
-            v[r] = first ? (live ? src[q + s * (p + r * m)] : C()) : sh[fft_slot<8>(q + s * (p + r * m))];
-        dft8_natural<C, T>(v, sign);
-        if (!(NN && len == 8))   /* as fft_c2c_r16 */
-            twiddle8<C, T>(v, tw, p * tstep, sign);
-        if (!first)
-            pass_barrier<WARP>();
-        if (len == 8 && STAGE) {
-#pragma unroll
-            for (int r = 0; r < 8; r++)
-                sh[fft_slot<8>(q + s * r)] = v[r];
-            __syncthreads();
-            fft_stage_store<8>(block_sh, out, n, log2n, batch, scale);
-            return true;
-        }
-        if (len == 8) {   /* the last pass (LAST_R == 1): p = 0, s = n / 8 */
-            if (live) {
-#pragma unroll
-                for (int r = 0; r < 8; r++) {
-                    C x = v[r];
-                    /* the forward's scale is 1 (the branch spilled where n is a variable) */
-                    if (!NN || sign > 0) {
-                        x.x *= scale;
-                        x.y *= scale;
-                    }
-                    dst[q + s * r] = x;
-                }
-            }
-            return true;
-        }
-#pragma unroll
-        for (int r = 0; r < 8; r++)
-            sh[fft_slot<8>(q + s * (8 * p + r))] = v[r];
-        pass_barrier<WARP>();
-        return false;
-    };
-    const int passes = log2n / 3;
-    if (fft_run_passes<NN, 3>(passes, pass_body))
-        return;
-    const int s = 1 << (3 * passes);
-    /* the last pass: len = LAST_R (2 or 4), 8 / LAST_R butterflies a thread */
-#pragma unroll
-    for (int g = 0; g < 8 / LAST_R; g++) {
-        const int q = g * threads + tid;
-#pragma unroll
-        for (int r = 0; r < LAST_R; r++)
-            v[g * LAST_R + r] = sh[fft_slot<8>(q + s * r)];
-    }
-    if (LAST_R == 4) {
-        dft4<C, T>(v[0], v[1], v[2], v[3], sign);
-        dft4<C, T>(v[4], v[5], v[6], v[7], sign);
-    } else {
-#pragma unroll
-        for (int g = 0; g < 4; g++)
-            dft2<C, T>(v[2 * g], v[2 * g + 1]);
-    }
-    if (STAGE) {
-        fft_stage_last<8, LAST_R, WARP>(v, sh, block_sh, out, n, log2n, batch, s, scale);
-        return;
-    }
-    if (live) {
-#pragma unroll
-        for (int g = 0; g < 8 / LAST_R; g++) {
-            const int q = g * threads + tid;
-#pragma unroll
-            for (int r = 0; r < LAST_R; r++) {
-                C x = v[g * LAST_R + r];
-                if (!NN || sign > 0) {
-                    x.x *= scale;
-                    x.y *= scale;
-                }
-                dst[q + s * r] = x;
-            }
-        }
-    }
 }
 
 /* The transforms a block of the register kernels holds: enough for TPB
@@ -825,147 +837,25 @@ static cudaError_t fft_launch(K kernel, dim3 grid, dim3 block, size_t smem, cuda
     return cudaGetLastError();
 }
 
-/* go(std::true_type) where WARP_SYNC and warp (a transform's threads in
- * one warp: warp barriers), else go(std::false_type); the warp kernels
- * are compiled only for WARP_SYNC variants. */
-template <bool WARP_SYNC, typename Go> static cudaError_t fft_with_barrier(bool warp, Go go)
-{
-    if constexpr (WARP_SYNC) {
-        if (warp)
-            return go(std::true_type{});
-    }
-    return go(std::false_type{});
-}
-
-/* Every size: fft_with_size's default. */
-struct fft_all_sizes {
-    static constexpr bool has(int) { return true; }
-};
-
-/* go(std::integral_constant<int, n>) for a power of two n from LO to HI
- * that Sizes::has(n): the size as a template argument (the FIXED variants
- * compile one kernel per size, and only the sizes the app runs them at);
- * an error for any other n. */
-template <int LO, int HI, typename Sizes = fft_all_sizes, typename Go>
-static cudaError_t fft_with_size(int n, Go go)
+/* go(std::integral_constant<int, n>) for a power of two n from LO to HI:
+ * the size as a template argument, so that each size compiles its row's
+ * kernel; an error for any other n. */
+template <int LO, int HI, typename Go> static cudaError_t fft_with_size(int n, Go go)
 {
     if constexpr (LO > HI) {
         return cudaErrorInvalidValue;
     } else {
-        if constexpr (Sizes::has(LO))
-            if (n == LO)
-                return go(std::integral_constant<int, LO>{});
-        return fft_with_size<2 * LO, HI, Sizes>(n, go);
+        if (n == LO)
+            return go(std::integral_constant<int, LO>{});
+        return fft_with_size<2 * LO, HI>(n, go);
     }
 }
 
-/* What a launcher compiles, given Defaults (at(n): the default variant at
- * size n, for the powers of two n from lo to hi): every variant at every
- * size in a file that defines FFT_ALL_VARIANTS (the bench, the device
- * check), else only the defaults, the app asking for no other. has: the
- * variants (fft_with_variant's Compiled); sizes<V>::has: the sizes a
- * FIXED variant V compiles (fft_with_size's Sizes). */
-#ifdef FFT_ALL_VARIANTS
-static constexpr bool fft_compile_all = true;
-#else
-static constexpr bool fft_compile_all = false;
-#endif
-template <typename Defaults> struct fft_compiled {
-    static constexpr bool at_size(int variant, int n) { return fft_compile_all || Defaults::at(n) == variant; }
-    static constexpr bool has(int variant)
-    {
-        for (int n = Defaults::lo; n <= Defaults::hi; n *= 2)
-            if (at_size(variant, n))
-                return true;
-        return false;
-    }
-    template <int V> struct sizes {
-        static constexpr bool has(int n) { return at_size(V, n); }
-    };
-};
-
-/* go(std::integral_constant<int, V>) for V == variant, 0 <= V < COUNT:
- * the variant as a template argument. Only the V that Compiled::has(V)
- * admits are compiled (every one in a file that defines FFT_ALL_VARIANTS,
- * the defaults elsewhere); an error for any other variant. */
-template <int COUNT, typename Compiled, int V = 0, typename Go>
-static cudaError_t fft_with_variant(int variant, Go go)
-{
-    if constexpr (V == COUNT) {
-        return cudaErrorInvalidValue;
-    } else {
-        if constexpr (Compiled::has(V))
-            if (variant == V)
-                return go(std::integral_constant<int, V>{});
-        return fft_with_variant<COUNT, Compiled, V + 1>(variant, go);
-    }
-}
-
-/* One register-kernel variant of radix R (8: fft_c2c_r8, 16: fft_c2c_r16;
- * TW, twiddle16's, for R = 16 only), n >= 16: warp barriers where
- * WARP_SYNC and a transform's threads fit one warp, blocks of about TPB
- * threads; FIXED: one kernel per n, the size and the direction compiled
- * in (else the kernels for any n, which FIXED does not compile). */
-template <typename T, typename Sizes, int R, int TW, int MINB, bool WARP_SYNC, bool STAGE = false,
-          int TPB = 256, bool FIXED = false>
-static cudaError_t fft_c2c_launch_radix(const void *in, void *out, int n, int batch, const void *tw_t,
-                                        int inverse, cudaStream_t stream, int tw_stride = 1)
-{
-    static_assert(R == 8 || R == 16, "radix 8 or 16");
-    typedef typename cpx_of<T>::type C;
-    constexpr int LOG2R = R == 16 ? 4 : 3;
-    if (STAGE && !fft_stage_aligned(in, out))
-        return fft_c2c_launch_radix<T, Sizes, R, TW, MINB, WARP_SYNC, false, TPB, FIXED>(
-            in, out, n, batch, tw_t, inverse, stream, tw_stride);
-    const C *tw = (const C *)tw_t;
-    int log2n = 0;
-    while ((1 << log2n) < n)
-        log2n++;
-    const int last = 1 << (log2n % LOG2R);   /* the last pass's radix: 1 (a power of R) to R / 2 */
-    const int per = n / R, ty = fft_transforms_per_block(per, TPB);
-    const bool warp = WARP_SYNC && per <= 32;
-    /* n = R: one pass from global memory to global memory, no shared buffer */
-    const size_t smem = n == R && !STAGE ? 0 : (size_t)ty * fft_padded_len(n, R) * sizeof(C);
-    dim3 block(per, ty), grid((batch + ty - 1) / ty);
-    const int sign = inverse ? 1 : -1;
-    const C *i = (const C *)in;
-    C *o = (C *)out;
-    /* the kernel of last-pass radix LR, warp barriers W, size NN and
-     * direction SG (0, 0: the size and the direction from the arguments) */
-    const auto launch = [&](auto lr, auto w, auto nn, auto sg) {
-        constexpr int LR = decltype(lr)::value, NN = decltype(nn)::value, SG = decltype(sg)::value;
-        constexpr bool W = decltype(w)::value;
-        if constexpr (R == 16)
-            return fft_launch(fft_c2c_r16<T, LR, TW, MINB, W, STAGE, NN, SG>, grid, block, smem, stream,
-                              i, o, n, batch, tw, sign, tw_stride);
-        else
-            return fft_launch(fft_c2c_r8<T, LR, MINB, W, STAGE, NN, SG>, grid, block, smem, stream, i,
-                              o, n, batch, tw, sign, tw_stride);
-    };
-    typedef std::integral_constant<int, 0> from_arguments;
-    if constexpr (FIXED) {
-        return fft_with_size<16, 4096, Sizes>(n, [&](auto n_tag) {
-            constexpr int NN = decltype(n_tag)::value, LR = 1 << (ilog2_const(NN) % (R == 16 ? 4 : 3));
-            const std::integral_constant<int, LR> lr;
-            const std::bool_constant<WARP_SYNC && NN / R <= 32> w;
-            return inverse ? launch(lr, w, n_tag, std::integral_constant<int, 1>{})
-                           : launch(lr, w, n_tag, std::integral_constant<int, -1>{});
-        });
-    } else {
-        return fft_with_barrier<WARP_SYNC>(warp, [&](auto w) {
-            return fft_with_size<1, R / 2>(
-                last, [&](auto lr) { return launch(lr, w, from_arguments{}, from_arguments{}); });
-        });
-    }
-}
-
-/* ---- short transforms, one thread a transform (a variant for n up to
- * FFT_C2C_SMALL_MAX_N), as fft_real_small: the block copies its transforms
- * in and out through shared memory in 16-byte vectors (fft_small_copy),
- * each thread runs its transform's n-point DFT in registers (dft_natural).
- * No twiddle table. ---- */
-#define FFT_C2C_SMALL_THREADS 64
-#define FFT_C2C_SMALL_MAX_N 32
+/* ---- short transforms, one thread a transform (FFT_PATH_ONE_A_THREAD),
+ * as fft_real_small: the block copies its transforms in and out through
+ * shared memory in 16-byte vectors (fft_small_copy), each thread runs its
+ * transform's N-point DFT in registers (dft_natural). No twiddle table.
+ * ---- */
 /* Reals of a thread's slice: its n complex and one more (an odd number of
  * complex words: a warp's accesses at one offset meet no bank twice). */
 __host__ __device__ constexpr int fft_c2c_small_stride(int n) { return 2 * (n + 1); }
@@ -1005,173 +895,77 @@ fft_c2c_small(const typename cpx_of<T>::type *in, typename cpx_of<T>::type *out,
                                     vec);
 }
 
-template <typename T, typename Sizes = fft_all_sizes>
-static cudaError_t fft_c2c_launch_small(const void *in, void *out, int n, int batch, int inverse,
+template <typename T, int N>
+static cudaError_t fft_c2c_launch_small(const void *in, void *out, int batch, int inverse, int threads,
                                         cudaStream_t stream)
 {
     typedef typename cpx_of<T>::type C;
-    const int threads = FFT_C2C_SMALL_THREADS;
-    const size_t smem = (size_t)threads * fft_c2c_small_stride(n) * sizeof(T);
+    const size_t smem = (size_t)threads * fft_c2c_small_stride(N) * sizeof(T);
     dim3 block(threads), grid((batch + threads - 1) / threads);
     const C *i = (const C *)in;
     C *o = (C *)out;
-    return fft_with_size<16, FFT_C2C_SMALL_MAX_N, Sizes>(n, [&](auto n_tag) {   /* (n >= 16 here) */
-        constexpr int NN = decltype(n_tag)::value;
-        return inverse ? fft_launch(fft_c2c_small<T, NN, 1>, grid, block, smem, stream, i, o, batch)
-                       : fft_launch(fft_c2c_small<T, NN, -1>, grid, block, smem, stream, i, o, batch);
-    });
+    return inverse ? fft_launch(fft_c2c_small<T, N, 1>, grid, block, smem, stream, i, o, batch)
+                   : fft_launch(fft_c2c_small<T, N, -1>, grid, block, smem, stream, i, o, batch);
 }
 
-/* The C2C variants the bench compares (FFT_C2C_VARIANTS of them). The
- * defaults, per precision and length, ran fastest side by side on an H200
- * (bench/RESULTS.md, 2026-11-23, sixth session), all with the size
- * compiled in (NN: one kernel per N, every pass unrolled, shared-memory
- * and global offsets constants off one base, the direction a constant,
- * no twiddles or scaling where they are 1; Nsight Compute, f32 N = 1024:
- * 13.3 M instructions -> 10.3 M, cuFFT 7.4 M): at N = 16 radix 8 with
- * staged global access (16, as 8: a 16-point transform's two threads
- * otherwise read half sectors) in double, one thread a transform
- * (FFT_C2C_SMALL_VARIANT) in single (seventh session: 24.8 us against
- * 16's 25.8; in double 45.4 against 42.2, 108 registers a thread); radix
- * 8 in 64-thread blocks (15, as 13)
- * below N = 128 in single precision and below N = 2048 in double; radix
- * 16 with two twiddle loads, one transform a block at 4 blocks an SM in
- * single and 2 in double (14, as 12) above, and from N = 2048 in single
- * at 3 blocks an SM (17: 80 registers; eighth session, N = 4096: 24.7 us
- * against 27.2, 1.13x cuFFT against 1.03x, 76% of copy; level at 2048,
- * behind below); at N = 32 in single the same kernel for any size (13:
- * 22.5 us, 86% of copy, against 15's 24.6; every radix-8 kernel for any
- * size ran 22.5-23.3, every size-compiled one 24.2-24.6). The history of
- * the others:
- * Nsight Compute showed the 3-block radix-16 build (4) register-bound at
- * 78 registers and 33% occupancy where cuFFT runs 56 registers at 49% in
- * 64-thread blocks of one transform; 4 blocks an SM (11) took f32 N =
- * 1024 from 0.79x to 0.82-0.86x cuFFT, one transform a block (12: a block
- * barrier waits for one transform's warps only) to 0.88-0.93x; 12 at 5
- * blocks an SM (51 registers) spilled and ran at 0.69-0.79x. For f64
- * variant 11 is variant 3 again. Variants 7-10 are 6, 5, 4 and 3 with
- * staged global memory access (STAGE); from N = 64 up the extra trip
- * through shared memory costs more than the wider loads gain (0.7-0.9x of
- * the unstaged). Only a file that defines FFT_ALL_VARIANTS (the bench, the
- * device check) compiles them all; elsewhere the launcher compiles and
- * runs the defaults whatever variant is asked, which keeps the app's build
- * time and size down. */
-#define FFT_C2C_VARIANTS 18
-/* Up to FFT_C2C_SMALL_MAX_N one more: fft_c2c_small, one thread a transform. */
-#define FFT_C2C_SMALL_VARIANT FFT_C2C_VARIANTS
-#define FFT_C2C_MIN_REGISTER_N 16   /* below: the radix-4 shared kernel */
-#define FFT_C2C_STAGED_N 32   /* below: the staged default */
-#define FFT_C2C_SHORT_N 128   /* below: the short default */
-#define FFT_C2C_LONG_N 2048   /* from here: the long default */
-template <typename T> constexpr int fft_c2c_default_variant(int n)
+/* The register kernel of plan P. */
+template <typename P>
+static cudaError_t fft_c2c_launch_plan(const void *in, void *out, int n, int batch, const void *tw,
+                                       int inverse, cudaStream_t stream, int tw_stride)
 {
-    if (n < FFT_C2C_STAGED_N)   /* N = 16: one thread a transform in single precision */
-        return sizeof(T) == sizeof(float) ? FFT_C2C_SMALL_VARIANT : 16;
-    if (sizeof(T) == sizeof(float) && n >= FFT_C2C_LONG_N)
-        return 17;   /* 3 blocks an SM: 80 registers */
-    if (sizeof(T) == sizeof(float) && n == FFT_C2C_STAGED_N)
-        return 13;   /* N = 32: the size compiled in ran 9% slower (eighth session) */
-    return n < (sizeof(T) == sizeof(double) ? FFT_C2C_LONG_N : FFT_C2C_SHORT_N) ? 15 : 14;
-}
-/* The variants and sizes the C2C launchers compile (fft_compiled). */
-template <typename T> struct fft_c2c_defaults {
-    static constexpr int lo = FFT_C2C_MIN_REGISTER_N, hi = 4096;
-    static constexpr int at(int n) { return fft_c2c_default_variant<T>(n); }
-};
-template <typename T> using fft_c2c_compiled = fft_compiled<fft_c2c_defaults<T>>;
-static inline const char *fft_c2c_variant_name(int variant)
-{
-    switch (variant) {
-    case 0: return "r16 15 tw loads";
-    case 1: return "r16 6 tw loads";
-    case 2: return "r16 2 tw loads";
-    case 3: return "r16 2 tw, warp sync";
-    case 4: return "r16 2 tw, warp, f32 3 / f64 1 blk";
-    case 5: return "r8, warp, 64 regs";
-    case 6: return "r8, warp, 128 regs";
-    case 7: return "r8, 128 regs, staged";
-    case 8: return "r8, 64 regs, staged";
-    case 9: return "r16 f32 3 / f64 1 blk, staged";
-    case 10: return "r16 2 tw, warp, staged";
-    case 11: return "r16 2 tw, warp, f32 4 / f64 2 blk";
-    case 12: return "as 11, one transform a block";
-    case 13: return "as 5, 64-thread blocks";
-    case 14: return "as 12, size compiled in";
-    case 15: return "as 13, size compiled in";
-    case 16: return "as 8, size compiled in";
-    case 17: return "as 14, f32 3 / f64 1 blk";
-    default: return "?";
-    }
+    typedef typename P::C C;
+    constexpr int R = P::radix;
+    const int per = n / R, ty = fft_transforms_per_block(per, P::cfg.block_threads);
+    /* n = R: one pass from global memory to global memory, no shared buffer */
+    const size_t smem = n == R && !P::staged ? 0 : (size_t)ty * fft_padded_len(n, R) * sizeof(C);
+    dim3 block(per, ty), grid((batch + ty - 1) / ty);
+    return fft_launch(fft_c2c_radix<P>, grid, block, smem, stream, (const C *)in, (C *)out, n, batch,
+                      (const C *)tw, inverse ? 1 : -1, tw_stride);
 }
 
-/* Variant V of the register kernels (n >= FFT_C2C_MIN_REGISTER_N). */
-template <typename T, int V>
-static cudaError_t fft_c2c_launch_variant(const void *in, void *out, int n, int batch, const void *tw_t,
-                                          int inverse, cudaStream_t stream, int tw_stride = 1)
+/* The register path at N: the row's kernel for the direction (one for
+ * both where the row is for any N), unstaged where a staged row meets an
+ * end off the 16-byte grid. */
+template <typename T, int N>
+static cudaError_t fft_c2c_launch_registers(const void *in, void *out, int n, int batch, const void *tw,
+                                            int inverse, cudaStream_t stream, int tw_stride)
 {
-    /* f32 has registers to spare at 2 blocks an SM, f64 runs short at 2 */
-    constexpr int f32 = sizeof(T) == 4, minb3 = f32 ? 3 : 1, minb4 = f32 ? 4 : 2;
-    constexpr int base = FFT_MIN_BLOCKS;
-#define ORR_VARIANT(num, ...)                                                                     \
-    if constexpr (V == num)                                                                       \
-        return fft_c2c_launch_radix<T, typename fft_c2c_compiled<T>::template sizes<V>, __VA_ARGS__>(       \
-            in, out, n, batch, tw_t, inverse, stream, tw_stride);
-    /* V, then fft_c2c_launch_radix's template arguments after T and the
-     * sizes: R, TW (radix 16 only), MINB, WARP_SYNC, STAGE, TPB, FIXED */
-    ORR_VARIANT(1, 16, 1, base, false)
-    ORR_VARIANT(2, 16, 2, base, false)
-    ORR_VARIANT(3, 16, 2, base, true)
-    ORR_VARIANT(4, 16, 2, minb3, true)
-    ORR_VARIANT(5, 8, 0, 2, true)
-    ORR_VARIANT(6, 8, 0, 1, true)
-    ORR_VARIANT(7, 8, 0, 1, true, true)
-    ORR_VARIANT(8, 8, 0, 2, true, true)
-    ORR_VARIANT(9, 16, 2, minb3, true, true)
-    ORR_VARIANT(10, 16, 2, base, true, true)
-    ORR_VARIANT(11, 16, 2, minb4, true)
-    ORR_VARIANT(12, 16, 2, minb4, true, false, 64)
-    ORR_VARIANT(13, 8, 0, 2, true, false, 64)
-    ORR_VARIANT(14, 16, 3, minb4, true, false, 64, true)
-    ORR_VARIANT(15, 8, 0, 2, true, false, 64, true)
-    ORR_VARIANT(16, 8, 0, 2, true, true, 256, true)
-    ORR_VARIANT(17, 16, 3, minb3, true, false, 64, true)
-    ORR_VARIANT(0, 16, 0, base, false)
-#undef ORR_VARIANT
-    static_assert(V >= 0 && V < FFT_C2C_VARIANTS, "C2C variants are 0 .. FFT_C2C_VARIANTS - 1");
-    return cudaErrorInvalidValue;
+    const auto go = [&](auto aligned) {
+        constexpr bool A = decltype(aligned)::value;
+        if constexpr (fft_c2c_config_of<T>(N).any_n)
+            return fft_c2c_launch_plan<fft_c2c_plan<T, N, 0, A>>(in, out, n, batch, tw, inverse, stream,
+                                                                tw_stride);
+        else if (inverse)
+            return fft_c2c_launch_plan<fft_c2c_plan<T, N, 1, A>>(in, out, n, batch, tw, inverse, stream,
+                                                                tw_stride);
+        else
+            return fft_c2c_launch_plan<fft_c2c_plan<T, N, -1, A>>(in, out, n, batch, tw, inverse, stream,
+                                                                 tw_stride);
+    };
+    if constexpr (fft_c2c_config_of<T>(N).staged)
+        if (!fft_stage_aligned(in, out))
+            return go(std::false_type{});
+    return go(std::true_type{});
 }
 
-/* The batched complex FFT: the radix-4 shared kernel for n < FFT_C2C_MIN_REGISTER_N,
- * else the register kernel of the variant (-1: the default) or, up to
- * FFT_C2C_SMALL_MAX_N, fft_c2c_small. At n = 16 the radix-8 variants (two
- * threads a transform) ran at 0.86x cuFFT in f64 against 0.58x for the
- * shared kernel; the radix-16 ones, one thread a transform reading its
- * own points from global memory, at 0.5x (fft_c2c_small, one thread a
- * transform with the block's copies in 16-byte vectors, at 0.90-1.05x).
- * tw_d: the table in double (the radix-4 kernel takes
- * it), tw_t: the same in the kernel's precision. */
+/* The batched complex FFT of n points (a power of two, 4..4096): the
+ * kernel fft_c2c_table gives for n in T's precision. tw_d: the table in
+ * double (the shared path takes it), tw_t: the same in T's precision (the
+ * register path; read at a stride of tw_stride). */
 template <typename T>
 static cudaError_t fft_c2c_launch(const void *in, void *out, int n, int batch, const double2 *tw_d,
-                                  const void *tw_t, int inverse, cudaStream_t stream, int variant = -1,
-                                  int tw_stride = 1)
+                                  const void *tw_t, int inverse, cudaStream_t stream, int tw_stride = 1)
 {
-    if (n < FFT_C2C_MIN_REGISTER_N)
-        return fft_c2c_launch_r4<T>(in, out, n, batch, tw_d, inverse, stream);
-#ifndef FFT_ALL_VARIANTS
-    variant = -1;   /* only the defaults are compiled (fft_c2c_compiled) */
-#endif
-    if (variant < 0)
-        variant = fft_c2c_default_variant<T>(n);
-    if (variant == FFT_C2C_SMALL_VARIANT) {
-        if constexpr (fft_c2c_compiled<T>::has(FFT_C2C_SMALL_VARIANT))
-            if (n <= FFT_C2C_SMALL_MAX_N)
-                return fft_c2c_launch_small<T, typename fft_c2c_compiled<T>::template sizes<FFT_C2C_SMALL_VARIANT>>(
-                    in, out, n, batch, inverse, stream);
-        return cudaErrorInvalidValue;
-    }
-    return fft_with_variant<FFT_C2C_VARIANTS, fft_c2c_compiled<T>>(variant, [&](auto v_tag) {
-        return fft_c2c_launch_variant<T, decltype(v_tag)::value>(in, out, n, batch, tw_t, inverse,
-                                                                 stream, tw_stride);
+    return fft_with_size<4, 4096>(n, [&](auto n_tag) {
+        constexpr int N = decltype(n_tag)::value;
+        constexpr fft_c2c_config c = fft_c2c_config_of<T>(N);
+        static_assert(c.path != 0, "every size has a row");
+        if constexpr (c.path == FFT_PATH_SHARED)
+            return fft_c2c_launch_r4<T>(in, out, n, batch, tw_d, inverse, c.block_threads, stream);
+        else if constexpr (c.path == FFT_PATH_ONE_A_THREAD)
+            return fft_c2c_launch_small<T, N>(in, out, batch, inverse, c.block_threads, stream);
+        else
+            return fft_c2c_launch_registers<T, N>(in, out, n, batch, tw_t, inverse, stream, tw_stride);
     });
 }
 

@@ -1,8 +1,8 @@
 /* What the CUDA spectral benches and GPU checks share (not the app): a
- * checked-call macro, event timing by median, the 1D kinds' sizes, and
- * the relative L2 error of one transform against the long-double
- * reference, in eps log2 N. Include after spectral_real.cuh (for the 1D
- * helpers) and spectral.h. */
+ * checked-call macro, event timing by median, the 1D kinds' sizes and
+ * kernel names, and the relative L2 error of one transform against the
+ * long-double reference, in eps log2 N. Include after spectral_real.cuh
+ * (for the 1D helpers) and spectral.h. */
 #ifndef ORRERY_CUDA_SPECTRAL_HARNESS_CUH
 #define ORRERY_CUDA_SPECTRAL_HARNESS_CUH
 
@@ -59,43 +59,17 @@ static const int K_C2C = 0;   /* the real kinds are RK_R2C .. RK_DHT (1..5) */
 static const char *const kind_names[] = {"c2c", "r2c", "c2r", "dct2", "dct3", "dht"};
 
 static int in_reals(int kind, int n) { return kind == K_C2C ? 2 * n : real_in_reals(kind, n); }
-
-/* The variants a kind has at n (1: one path) and the name of each. */
-static int kind_variants(int kind, int n)
-{
-    if (kind == K_C2C) {
-        if (n < FFT_C2C_MIN_REGISTER_N)
-            return 1;
-        /* up to FFT_C2C_SMALL_MAX_N one thread a transform, after the others */
-        return n <= FFT_C2C_SMALL_MAX_N ? FFT_C2C_VARIANTS + 1 : FFT_C2C_VARIANTS;
-    }
-    /* below: the short-transform kernel and the shared path; at its
-     * longest the short-transform kernel (and its 128-register build)
-     * after the register path's */
-    if (n < 2 * FFT_REAL_MIN_REGISTER_H)
-        return FFT_REAL_SHARED_VARIANT + 1;
-    return n <= 2 * FFT_REAL_SMALL_MAX_H ? FFT_REAL_SMALL_CAPPED_VARIANT + 1 : FFT_REAL_VARIANTS;
-}
-/* The variant a kind runs at n by default (as kind_variant_name counts them). */
-template <typename T> static int default_variant(int kind, int n)
-{
-    if (kind == K_C2C)
-        return n < FFT_C2C_MIN_REGISTER_N ? 0 : fft_c2c_default_variant<T>(n);
-    return n < 2 * FFT_REAL_MIN_REGISTER_H ? 0 : fft_real_default_variant<T>(kind, n);
-}
-static const char *kind_variant_name(int kind, int n, int variant)
-{
-    if (kind == K_C2C)
-        return n < FFT_C2C_MIN_REGISTER_N        ? "r4 shared"
-               : variant == FFT_C2C_SMALL_VARIANT ? "one thread a transform"
-                                                  : fft_c2c_variant_name(variant);
-    if (n < 2 * FFT_REAL_MIN_REGISTER_H)
-        return variant == FFT_REAL_SHARED_VARIANT ? "fused, shared" : "one thread a transform";
-    return variant == FFT_REAL_SMALL_VARIANT          ? "one thread a transform"
-           : variant == FFT_REAL_SMALL_CAPPED_VARIANT ? "one thread a transform, 128 regs"
-                                                      : fft_real_variant_name(variant);
-}
 static int out_reals(int kind, int n) { return kind == K_C2C ? 2 * n : real_out_reals(kind, n); }
+
+/* The name of the kernel a 1D kind runs at n in T's precision (its row of
+ * fft_c2c_table or fft_real_table), with 16-byte aligned ends or not. */
+template <typename T>
+static const char *kind_config_name(int kind, int n, bool aligned, char *buf, size_t size)
+{
+    if (kind == K_C2C)
+        return fft_c2c_config_name(fft_c2c_config_of<T>(n), aligned, buf, size);
+    return fft_real_config_name(fft_real_config_of<T>(kind, n), kind, n, aligned, buf, size);
+}
 
 /* The long-double reference of one transform of a 1D kind. */
 static void reference_1d(int kind, int n, int inverse, const double *x, double *ref)

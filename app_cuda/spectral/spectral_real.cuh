@@ -1,10 +1,11 @@
 /* Real FFT (R2C, C2R), DCT-II/III and DHT on the GPU, power-of-two N from
- * 4 to 4096, each one kernel: the N/2-point complex FFT of spectral_fft.cuh
- * with the pre-processing fused into its first load (from global memory)
- * and the post-processing into its last store (through shared memory, so
- * the one global write is coalesced). Formulas and conventions as the CPU
- * kernels (common/spectral/fft_generic.h): C2R carries 1/N, DCT-III is
- * (N/2) times the DCT-II's inverse, DHT = Re - Im of the real FFT. */
+ * 4 to 4096, each one kernel as fft_real_table says for the precision,
+ * kind and N: one thread a transform (fft_real_small), or the N/2-point
+ * complex FFT of spectral_fft.cuh with the pre-processing fused into its
+ * first load (from global memory) and the post-processing into its last
+ * store (fft_real_radix). Formulas and conventions as the CPU kernels
+ * (common/spectral/fft_generic.h): C2R carries 1/N, DCT-III is (N/2) times
+ * the DCT-II's inverse, DHT = Re - Im of the real FFT. */
 #ifndef ORRERY_CUDA_SPECTRAL_REAL_CUH
 #define ORRERY_CUDA_SPECTRAL_REAL_CUH
 
@@ -275,44 +276,146 @@ __host__ __device__ constexpr int real_out_reals(int kind, int n)
     return kind == RK_R2C ? n + 2 : n;
 }
 
-/* ---- the simple path (h < FFT_REAL_MIN_REGISTER_H): the h-point FFT in shared
- * memory (shared_fft_passes of spectral_fft.cuh). ---- */
+/* ---- the defaults: which kernel runs at each precision, kind and N ---- */
 
-/* blockDim.x threads a transform, blockDim.y transforms a block; shared:
- * blockDim.y * h complex. tw, qt for N points as double2. */
-template <typename T, int KIND>
-__global__ void fft_real_shared(const T *in, T *out, int n, int batch, const double2 *tw,
-                                const double2 *qt)
+#define FFT_REAL_SMALL_THREADS 64   /* transforms (threads) a block of fft_real_small */
+#define FFT_REAL_BLOCK_THREADS 64   /* threads a block of fft_real_radix, about (whole transforms) */
+
+/* A set of kinds, for the table's rows */
+#define RK_SET(kind) (1u << (kind))
+#define RK_ALL (RK_SET(RK_R2C) | RK_SET(RK_C2R) | RK_SET(RK_DCT2) | RK_SET(RK_DCT3) | RK_SET(RK_DHT))
+/* the kinds whose post-processing writes a point (and its mirror) a thread */
+#define RK_SPECTRUM_OUT (RK_SET(RK_R2C) | RK_SET(RK_DCT2) | RK_SET(RK_DHT))
+
+/* A row of fft_real_table: the kernel for the kinds in the set and the
+ * powers of two N from n_from to n_to in one precision. Every one compiles
+ * its size in (one kernel per kind and N, every pass unrolled). */
+struct fft_real_config {
+    bool single;       /* float (else double) */
+    unsigned kinds;    /* RK_SET()s */
+    int n_from, n_to;
+    int path;          /* FFT_PATH_ONE_A_THREAD or FFT_PATH_REGISTERS */
+    int radix;         /* register path: points a thread and pass, 8 or 16 */
+    int min_blocks;    /* blocks an SM asked of the compiler (__launch_bounds__, capping the
+                          registers; 0: none) */
+    bool regs_any_n;   /* the post-processing from registers also where a transform spans
+                          warps, the partners through shared memory (else only where they
+                          meet by warp shuffles; C2R needs none, always from registers) */
+    bool staged_out;   /* the output staged in the transform's shared buffer, out in 16-byte
+                          vectors (real_copy_out), where a transform is one warp */
+};
+
+/* The defaults, each the fastest side by side on an H200 (the ninth
+ * session's runs 2 and 5 in bench/archive/RESULTS-2026-11.md chose them
+ * again once the pre- and post-processing went by pairs; today's numbers
+ * and what lost: bench/spectral/RESULTS.md). The first matching row
+ * counts. */
+static constexpr fft_real_config fft_real_table[] = {
+    /* single, kinds, N from, to, path, radix, min blocks, from registers at any N, staged out */
+    /* h < 32 (at N = 16: 45-55% of copy against 23-43% for the shared-memory path) */
+    {true, RK_ALL, 4, 32, FFT_PATH_ONE_A_THREAD, 0, 0, false, false},
+    {true, RK_SET(RK_C2R), 64, 1024, FFT_PATH_REGISTERS, 8, 3, false, false},
+    {true, RK_SET(RK_C2R), 2048, 4096, FFT_PATH_REGISTERS, 16, 3, false, false},
+    /* capped at 128 registers (4 blocks of 128 an SM; in double it spills there) */
+    {true, RK_SET(RK_R2C), 64, 64, FFT_PATH_ONE_A_THREAD, 0, 4, false, false},
+    {true, RK_SET(RK_R2C), 128, 128, FFT_PATH_REGISTERS, 8, 4, false, true},
+    /* DCT-II at 64: 24-25 us against 31 one thread a transform, 78-81% of copy */
+    {true, RK_SET(RK_DCT2) | RK_SET(RK_DHT), 64, 256, FFT_PATH_REGISTERS, 8, 4, false, true},
+    {true, RK_ALL, 64, 512, FFT_PATH_REGISTERS, 8, 4, false, false},
+    {true, RK_SET(RK_R2C) | RK_SET(RK_DHT), 1024, 1024, FFT_PATH_REGISTERS, 8, 4, true, false},
+    /* the DCTs at 1024 in one warp (DCT-II 27.8 us against 29.8) */
+    {true, RK_ALL, 1024, 4096, FFT_PATH_REGISTERS, 16, 3, true, false},
+    {false, RK_ALL, 4, 32, FFT_PATH_ONE_A_THREAD, 0, 0, false, false},
+    /* 3 blocks an SM, 80 registers: at 64 the kinds with two outputs a point spilled */
+    {false, RK_SET(RK_C2R), 64, 1024, FFT_PATH_REGISTERS, 8, 3, false, false},
+    {false, RK_SET(RK_C2R), 2048, 4096, FFT_PATH_REGISTERS, 16, 2, false, false},
+    /* at 64 40-42 us against 53-55 unstaged */
+    {false, RK_SPECTRUM_OUT, 64, 256, FFT_PATH_REGISTERS, 8, 3, false, true},
+    {false, RK_SPECTRUM_OUT, 1024, 1024, FFT_PATH_REGISTERS, 8, 4, true, false},
+    /* DCT-II 45.9 us against 48.9 for radix 8 at 4096; DCT-III 47.3 against 48.8 */
+    {false, RK_ALL, 2048, 4096, FFT_PATH_REGISTERS, 16, 2, true, false},
+    {false, RK_ALL, 64, 1024, FFT_PATH_REGISTERS, 8, 3, false, false},
+};
+
+/* The row for kind (RK_*) and N in T's precision (path 0: none). */
+template <typename T> constexpr fft_real_config fft_real_config_of(int kind, int n)
 {
-    typedef typename cpx_of<T>::type C;
-    extern __shared__ unsigned char smem_raw[];
-    const int h = n / 2;
-    C *sh = reinterpret_cast<C *>(smem_raw) + (size_t)threadIdx.y * h;
-    const int t = blockIdx.x * blockDim.y + threadIdx.y;
-    const int tid = threadIdx.x, threads = blockDim.x;
-    const bool live = t < batch;
-    const T *src = in + (size_t)(live ? t : 0) * real_in_reals(KIND, n);
-    T *dst = out + (size_t)(live ? t : 0) * real_out_reals(KIND, n);
-    for (int i = tid; i < h; i += threads) {
-        C z;
-        z.x = z.y = (T)0;
-        if (live)
-            z = real_load_z<KIND, T, C, double2>(src, i, h, tw, qt);
-        sh[i] = z;
-    }
-    __syncthreads();
-    shared_fft_passes<T, C, double2>(sh, h, tw, 2, real_kind_sign(KIND), tid, threads);
-    if (live)
-        real_store<KIND, T, C, double2>(sh, dst, h, tw, qt, tid, threads);
+    for (const fft_real_config &c : fft_real_table)
+        if (c.single == (sizeof(T) == sizeof(float)) && (c.kinds & RK_SET(kind)) && c.n_from <= n &&
+            n <= c.n_to)
+            return c;
+    return fft_real_config{};
 }
 
-/* ---- the register epilogue and prologue (a variant): where a
- * transform's threads lie in one warp, the partners the pre- and
- * post-processing pair (points k and h - k, or i and h - 1 - i) meet
- * through warp shuffles, not shared memory: no last trip through the
- * shared buffer, no barrier, and DCT-II's input and DCT-III's output move
- * as 16-byte vectors. C2R needs no partner, so it stores from registers at
- * any size. ---- */
+/* How a register-path row stores for kind at N, with 16-byte aligned ends
+ * or not: the one place these follow from the row. */
+struct fft_real_store {
+    bool warp;       /* a transform's threads in one warp: warp barriers, partners by shuffles */
+    bool regs;       /* the post-processing from registers (real_store_regs): C2R anywhere,
+                        the others in one warp or where the row says; the DCTs only with
+                        aligned ends (their 16-byte vectors) */
+    bool via_shared; /* ... with the partners from the last pass's shared copy */
+    bool staged_out; /* the output staged (R2C, DHT and DCT-II in one warp) */
+};
+constexpr fft_real_store fft_real_store_of(const fft_real_config &c, int kind, int n, bool aligned)
+{
+    const bool warp = n / 2 / c.radix <= 32, dct = kind == RK_DCT2 || kind == RK_DCT3;
+    const bool regs = (aligned || !dct) && (kind == RK_C2R || warp || c.regs_any_n);
+    return fft_real_store{warp, regs, regs && !warp && kind != RK_C2R,
+                          c.staged_out && regs && warp && !(kind == RK_C2R || kind == RK_DCT3)};
+}
+
+/* What fft_real_radix compiles in: the row at kind KIND_ and N in T's
+ * precision, and whether both ends are 16-byte aligned (the DCTs' 16-byte
+ * vectors need it; their other kernel goes without). */
+template <typename T_, int KIND_, int N, bool ALIGNED> struct fft_real_plan {
+    typedef T_ T;
+    typedef typename cpx_of<T_>::type C;
+    static constexpr int kind = KIND_, n = N, h = N / 2;
+    static constexpr fft_real_config cfg = fft_real_config_of<T_>(KIND_, N);
+    static_assert(cfg.path == FFT_PATH_REGISTERS, "the register path's rows");
+    static constexpr int radix = cfg.radix, log2_radix = radix == 16 ? 4 : 3;
+    static constexpr int min_blocks = cfg.min_blocks;
+    static constexpr int passes = ilog2_const(h) / log2_radix;
+    /* the short last pass's points (1: none) */
+    static constexpr int last_radix = 1 << (ilog2_const(h) % log2_radix);
+    static constexpr fft_real_store store = fft_real_store_of(cfg, KIND_, N, ALIGNED);
+    static constexpr bool warp = store.warp, regs = store.regs, via_shared = store.via_shared;
+    static constexpr bool staged_out = store.staged_out;
+    /* the pre-processing by pairs: C2R's and DCT-III's whatever the store
+     * (real_load_pairs), DCT-II's where it loads 16-byte vectors
+     * (real_load_dct2_quads) */
+    static constexpr bool quads = regs && KIND_ == RK_DCT2;
+    static constexpr bool pairs = KIND_ == RK_C2R || KIND_ == RK_DCT3 || quads;
+    /* whether ends off the 16-byte grid take another kernel */
+    static constexpr bool needs_alignment = regs != fft_real_store_of(cfg, KIND_, N, false).regs;
+};
+
+/* Writes what the row does for kind at N (and 16-byte aligned ends or not)
+ * into buf: the bench's and the device check's name for it. */
+static inline const char *fft_real_config_name(const fft_real_config &c, int kind, int n, bool aligned,
+                                               char *buf, size_t size)
+{
+    if (c.path == FFT_PATH_ONE_A_THREAD) {
+        snprintf(buf, size, c.min_blocks ? "one thread a transform, %d blk/SM" : "one thread a transform",
+                 c.min_blocks);
+        return buf;
+    }
+    const fft_real_store st = fft_real_store_of(c, kind, n, aligned);
+    const char *store = !st.regs        ? "through shared"
+                        : st.via_shared ? "from registers, partners in shared"
+                                        : "from registers";
+    snprintf(buf, size, "r%d, %d blk/SM, store %s%s", c.radix, c.min_blocks, store,
+             st.staged_out ? ", output staged" : "");
+    return buf;
+}
+
+/* ---- the register path's epilogue and prologue: where a transform's
+ * threads lie in one warp, the partners the pre- and post-processing pair
+ * (points k and h - k, or i and h - 1 - i) meet through warp shuffles, not
+ * shared memory: no last trip through the shared buffer, no barrier, and
+ * DCT-II's input and DCT-III's output move as 16-byte vectors. C2R needs
+ * no partner, so it stores from registers at any size. ---- */
 
 /* After the last pass thread tid of `threads` holds Z at tid + threads J
  * in v[real_reg<R, LAST_R>(J)], J < R: the radix-R pass at len = R writes
@@ -418,6 +521,65 @@ __device__ __forceinline__ void real_load_dct2_quads(const T *src, C *v, int p, 
         v[r] = shfl_c(mirror[R - 1 - r], lane, width);
 }
 
+/* real_store_regs for R2C, DHT and DCT-II: Y_k and Y_{h-k} together
+ * (real_spectrum_pair), k = tid + threads j for j < R / 2: every k < h / 2
+ * once, so each pair is computed once, with one partner exchange, one
+ * twiddle and (DCT-II) one table entry. Z_{h-k}: lane (threads - tid) mod
+ * threads at R - 1 - j; lane 0's own at (R - j) mod R; from shared memory
+ * slot c + c / R + partner, c = threads (R - j) (0 for k = 0). Lane 0 also
+ * holds k = h / 2, its own partner: Y_{h/2} = conj Z_{h/2} (W^{h/2} = -j). */
+template <int KIND, int R, int LAST_R, bool VIA_SHARED, typename T, typename C>
+__device__ __forceinline__ void real_store_regs_spectrum(const C *v, T *dst, int h, const C *tw, const C *qt,
+                                                         int tid, int threads, bool live, const C *sh)
+{
+    if (VIA_SHARED && !live)
+        return;   /* (no shuffles on that path) */
+    const int lane = (threads - tid) & (threads - 1);
+    const int partner = -tid - (tid + R - 1) / R;
+    constexpr int step = KIND == RK_R2C ? 2 : 1;   /* reals an output point */
+    /* outputs k, N - k, h - k and h + k = N - (h - k) */
+    T *at = dst + step * tid, *at_mirror = dst + 2 * h - tid;
+    T *at_hmk = dst + step * (h - tid), *at_hpk = dst + h + tid;
+    const C tw_own = tw[tid];
+    C qt_own = C();
+    if constexpr (KIND == RK_DCT2)
+        qt_own = qt[tid];
+#pragma unroll
+    for (int j = 0; j < R / 2; j++) {
+        const C own = v[real_reg<R, LAST_R>(j)];
+        C b;
+        if constexpr (VIA_SHARED) {
+            const int c = threads * (R - j);
+            b = sh[j == 0 && tid == 0 ? 0 : c + c / R + partner];
+        } else {
+            b = shfl_c(v[real_reg<R, LAST_R>(R - 1 - j)], lane, threads);
+            if (tid == 0)
+                b = v[real_reg<R, LAST_R>((R - j) % R)];
+        }
+        if (!live)
+            continue;
+        const int o = threads * j;
+        C q = C(), q_hmk = C();
+        if constexpr (KIND == RK_DCT2) {
+            q = real_table_at<T>(qt_own, qt, o);
+            q_hmk = real_qt_complement<T>(q);
+        }
+        C y_hmk;
+        const C y = real_spectrum_pair<T>(own, b, real_table_at<T>(tw_own, tw, o), y_hmk);
+        const bool mirror = j != 0 || tid != 0;   /* not for k = 0 and h - k = h */
+        real_put_spectrum_at<KIND, T>(at + step * o, at_mirror - o, mirror, y, q);
+        real_put_spectrum_at<KIND, T>(at_hmk - step * o, at_hpk + o, mirror, y_hmk, q_hmk);
+    }
+    if (tid == 0 && live) {
+        C y = v[real_reg<R, LAST_R>(R / 2)];
+        y.y = -y.y;
+        C q = C();
+        if constexpr (KIND == RK_DCT2)
+            q = qt[h / 2];
+        real_put_spectrum_at<KIND, T>(dst + step * (h / 2), dst + 3 * h / 2, true, y, q);
+    }
+}
+
 /* The store from registers (layout as real_reg). Every thread of the warp
  * takes part (the shuffles); only live ones write. C2R: any threads;
  * the others: threads in one warp, or any number where VIA_SHARED: then
@@ -459,60 +621,7 @@ __device__ __forceinline__ void real_store_regs(const C *v, T *dst, int h, const
                 quad<T>::store(out + 4 * threads * j, a.x, b.y, a.y, b.x);
         }
     } else {
-        /* Y_k and Y_{h-k} together (real_spectrum_pair), k = tid + threads
-         * j for j < R / 2: every k < h / 2 once, so each pair is computed
-         * once, with one partner exchange, one twiddle and (DCT-II) one
-         * table entry. Z_{h-k}: lane (threads - tid) mod threads at R - 1 -
-         * j; lane 0's own at (R - j) mod R; from shared memory slot c + c
-         * / R + partner, c = threads (R - j) (0 for k = 0). Lane 0 also
-         * holds k = h / 2, its own partner: Y_{h/2} = conj Z_{h/2} (W^{h/2}
-         * = -j). */
-        if (VIA_SHARED && !live)
-            return;   /* (no shuffles on that path) */
-        const int lane = (threads - tid) & (threads - 1);
-        const int partner = -tid - (tid + R - 1) / R;
-        constexpr int step = KIND == RK_R2C ? 2 : 1;   /* reals an output point */
-        /* outputs k, N - k, h - k and h + k = N - (h - k) */
-        T *at = dst + step * tid, *at_mirror = dst + 2 * h - tid;
-        T *at_hmk = dst + step * (h - tid), *at_hpk = dst + h + tid;
-        const C tw_own = tw[tid];
-        C qt_own = C();
-        if constexpr (KIND == RK_DCT2)
-            qt_own = qt[tid];
-#pragma unroll
-        for (int j = 0; j < R / 2; j++) {
-            const C own = v[real_reg<R, LAST_R>(j)];
-            C b;
-            if constexpr (VIA_SHARED) {
-                const int c = threads * (R - j);
-                b = sh[j == 0 && tid == 0 ? 0 : c + c / R + partner];
-            } else {
-                b = shfl_c(v[real_reg<R, LAST_R>(R - 1 - j)], lane, threads);
-                if (tid == 0)
-                    b = v[real_reg<R, LAST_R>((R - j) % R)];
-            }
-            if (!live)
-                continue;
-            const int o = threads * j;
-            C q = C(), q_hmk = C();
-            if constexpr (KIND == RK_DCT2) {
-                q = real_table_at<T>(qt_own, qt, o);
-                q_hmk = real_qt_complement<T>(q);
-            }
-            C y_hmk;
-            const C y = real_spectrum_pair<T>(own, b, real_table_at<T>(tw_own, tw, o), y_hmk);
-            const bool mirror = j != 0 || tid != 0;   /* not for k = 0 and h - k = h */
-            real_put_spectrum_at<KIND, T>(at + step * o, at_mirror - o, mirror, y, q);
-            real_put_spectrum_at<KIND, T>(at_hmk - step * o, at_hpk + o, mirror, y_hmk, q_hmk);
-        }
-        if (tid == 0 && live) {
-            C y = v[real_reg<R, LAST_R>(R / 2)];
-            y.y = -y.y;
-            C q = C();
-            if constexpr (KIND == RK_DCT2)
-                q = qt[h / 2];
-            real_put_spectrum_at<KIND, T>(dst + step * (h / 2), dst + 3 * h / 2, true, y, q);
-        }
+        real_store_regs_spectrum<KIND, R, LAST_R, VIA_SHARED>(v, dst, h, tw, qt, tid, threads, live, sh);
     }
 }
 
@@ -607,9 +716,9 @@ __device__ __forceinline__ void real_load_first(const T *src, C *v, int h, int t
     }
 }
 
-/* ---- short transforms (h < FFT_REAL_MIN_REGISTER_H, and a variant at h =
- * FFT_REAL_SMALL_MAX_H): one thread a transform, all h points in its
- * registers. The block copies its
+
+/* ---- short transforms (FFT_PATH_ONE_A_THREAD): one thread a transform,
+ * all h points in its registers. The block copies its
  * transforms' inputs to shared memory and the outputs back in whole
  * contiguous runs of 16-byte vectors (coalesced: a thread alone would read
  * one transform's few bytes, spread over many sectors per warp
@@ -618,7 +727,6 @@ __device__ __forceinline__ void real_load_first(const T *src, C *v, int h, int t
  * twice) and holds its input, then its output: the spectrum stays in
  * registers between. ---- */
 
-#define FFT_REAL_SMALL_THREADS 64   /* transforms (threads) a block */
 
 /* Reals each thread's slice of the staging buffer holds: the longer of
  * input and output, rounded up to an odd number of complex words. */
@@ -671,34 +779,20 @@ fft_real_small(const T *in, T *out, int batch, const typename cpx_of<T>::type *t
     fft_small_copy<false, NO, S>(out + (size_t)t0 * NO, stage, here * NO, vec);
 }
 
-/* Launch fft_real_small for h = n / 2 < FFT_REAL_MIN_REGISTER_H, and for h
- * = FFT_REAL_SMALL_MAX_H where WITH_LONGEST (there the register path runs
- * too: a variant), that one at LONGEST_MINB blocks an SM. */
-#define FFT_REAL_SMALL_MAX_H 32
-template <typename T, int KIND, bool WITH_LONGEST = false, int LONGEST_MINB = 0>
-static cudaError_t fft_real_launch_small(const T *in, T *out, int n, int batch, const void *tw_t,
-                                         const void *qt_t, cudaStream_t stream)
+
+/* fft_real_small for kind and N, MINB blocks an SM (0: the compiler's choice). */
+template <typename T, int KIND, int N, int MINB>
+static cudaError_t fft_real_launch_small(const T *in, T *out, int batch, const void *tw_t, const void *qt_t,
+                                         cudaStream_t stream)
 {
     typedef typename cpx_of<T>::type C;
     const int threads = FFT_REAL_SMALL_THREADS;
-    const size_t smem = (size_t)threads * real_small_stride(KIND, n) * sizeof(T);
+    const size_t smem = (size_t)threads * real_small_stride(KIND, N) * sizeof(T);
     dim3 block(threads), grid((batch + threads - 1) / threads);
-    const C *tw = (const C *)tw_t, *qt = (const C *)qt_t;
-    const auto launch = [&](auto kernel) {
-        return fft_launch(kernel, grid, block, smem, stream, in, out, batch, tw, qt);
-    };
-    switch (n) {
-    case 4: return launch(fft_real_small<T, KIND, 2>);
-    case 8: return launch(fft_real_small<T, KIND, 4>);
-    case 16: return launch(fft_real_small<T, KIND, 8>);
-    case 32: return launch(fft_real_small<T, KIND, 16>);
-    case 2 * FFT_REAL_SMALL_MAX_H:
-        if constexpr (WITH_LONGEST)
-            return launch(fft_real_small<T, KIND, FFT_REAL_SMALL_MAX_H, LONGEST_MINB>);
-        return cudaErrorInvalidValue;
-    default: return cudaErrorInvalidValue;
-    }
+    return fft_launch(fft_real_small<T, KIND, N / 2, MINB>, grid, block, smem, stream, in, out, batch,
+                      (const C *)tw_t, (const C *)qt_t);
 }
+
 
 /* One transform's output (reals, staged in shared memory, 16-byte
  * aligned) to dst by threads tid, tid + threads, ... in the widest
@@ -726,126 +820,105 @@ __device__ __forceinline__ void real_copy_out(const T *stage, T *dst, int reals,
         copy(T());
 }
 
-/* ---- the register path (h >= FFT_REAL_MIN_REGISTER_H): radix-R passes as fft_c2c_r16 (R = 16)
- * or fft_c2c_r8 (R = 8, a variant) ---- */
+/* ---- the register path (FFT_PATH_REGISTERS): radix-R passes as
+ * fft_c2c_radix (R = 8 or 16), the pre-processing fused into the first
+ * pass's loads and the post-processing into the last pass's stores ---- */
 
-/* h / R threads a transform; shared: blockDim.y * h complex. tw, qt for N
- * points in the kernel's precision (W = C). TW, WARP: the variants of
- * fft_c2c_r16 (twiddle16 for R = 16, pass_barrier; WARP only where a
- * transform's threads lie in one warp); MINB: blocks an SM. */
-template <typename T, int KIND, int R, int LAST_R, int TW = 0, bool WARP = false,
-          int MINB = FFT_MIN_BLOCKS, bool REG = false, int H = 0, bool STAGE = false>
-__global__ void __launch_bounds__(256, MINB)
-fft_real_radix(const T *in, T *out, int n_arg, int batch, const typename cpx_of<T>::type *tw,
-               const typename cpx_of<T>::type *qt)
-{
-    static_assert(R == 8 || R == 16, "radix 8 or 16");
-    static_assert(LAST_R < R, "the last pass is smaller than R");
-    typedef typename cpx_of<T>::type C;
-    constexpr int LOG2R = R == 16 ? 4 : 3;
-    /* REG where a transform spans warps: the partners come from the last
-     * pass's shared copy (real_store_regs) */
-    constexpr bool VIA_SHARED = REG && !WARP && KIND != RK_C2R;
-    /* the pre-processing by pairs: C2R's and DCT-III's whatever the store
-     * (real_load_pairs), DCT-II's where it may load 16-byte vectors
-     * (real_load_dct2_quads: REG comes with aligned ends) */
-    constexpr bool QUADS = REG && KIND == RK_DCT2;
-    constexpr bool PAIRS = KIND == RK_C2R || KIND == RK_DCT3 || QUADS;
-    static_assert(!STAGE || (REG && WARP && (KIND == RK_R2C || KIND == RK_DHT || KIND == RK_DCT2)),
-                  "STAGE: R2C, DHT and DCT-II where a transform is one warp");
-    extern __shared__ unsigned char smem_raw[];
-    /* H (a variant): the size known when compiling, so every pass unrolls
-     * and its shared-memory and global offsets are constants off one base */
-    const int n = H ? 2 * H : n_arg, h = n / 2;
-    C *sh = reinterpret_cast<C *>(smem_raw) + (size_t)threadIdx.y * (h + h / R);
-    const int t = blockIdx.x * blockDim.y + threadIdx.y;
-    const int tid = threadIdx.x, threads = h / R;
-    const bool live = t < batch;
-    const T *src = in + (size_t)(live ? t : 0) * real_in_reals(KIND, n);
-    T *dst = out + (size_t)(live ? t : 0) * real_out_reals(KIND, n);
-    const int sign = real_kind_sign(KIND);
-    C v[R];
+/* Pass `pass` of fft_real_radix (stride s = R^pass over len = h / s), in
+ * place in v: the first pass's inputs by pre-processing (real_load_pairs,
+ * real_load_dct2_quads or real_load_first), the others from the
+ * transform's shared buffer; the DFT and twiddles; the outputs to the
+ * buffer, or in the last pass (no short pass after it) straight out by
+ * real_store_regs where P says so. True once the transform is stored. The
+ * kernel's values by reference, as a lambda's capture. */
+template <typename P> struct fft_real_pass {
+    typedef typename P::T T;
+    typedef typename P::C C;
+    C *const &sh;            /* the transform's shared buffer */
+    const T *const &src;     /* its input (transform 0's where not live) */
+    T *const &dst;           /* its output (likewise) */
+    const C *const &tw, *const &qt;
+    const int &n, &h, &tid, &threads, &sign;
+    const bool &live;        /* a transform of the batch, not past its end */
+    C *const v;              /* the thread's R points */
+
     /* the store from registers where the partners meet by shuffles;
-     * STAGE: into the transform's shared buffer, then out in whole
+     * staged: into the transform's shared buffer, then out in whole
      * vectors (real_copy_out) */
-    const auto store_regs = [&]() {
-        if constexpr (STAGE) {
-            pass_barrier<WARP>();   /* the last pass's reads of sh are done */
+    __device__ __forceinline__ void store_regs() const
+    {
+        constexpr int R = P::radix, LAST_R = P::last_radix;
+        if constexpr (P::staged_out) {
+            pass_barrier<P::warp>();   /* the last pass's reads of sh are done */
             T *stage = reinterpret_cast<T *>(sh);
-            real_store_regs<KIND, R, LAST_R, false>(v, stage, h, tw, qt, tid, threads, true);
-            pass_barrier<WARP>();
+            real_store_regs<P::kind, R, LAST_R, false>(v, stage, h, tw, qt, tid, threads, true);
+            pass_barrier<P::warp>();
             if (live)
-                real_copy_out(stage, dst, real_out_reals(KIND, n), tid, threads);
+                real_copy_out(stage, dst, real_out_reals(P::kind, n), tid, threads);
         } else {
-            real_store_regs<KIND, R, LAST_R, false>(v, dst, h, tw, qt, tid, threads, live);
+            real_store_regs<P::kind, R, LAST_R, false>(v, dst, h, tw, qt, tid, threads, live);
         }
-    };
-    /* the radix-R passes: pass k has stride s = R^k over len = h / s */
-    const int passes = (H ? ilog2_const(H) : __ffs(h) - 1) / LOG2R;
-    /* true where the last pass stored from registers (REG) */
-    const auto pass_body = [&](int pass) -> bool {
+    }
+
+    /* pass 0's inputs: point i = tid + threads r (q = 0, s = 1, m =
+     * threads), or for the pairs p + threads r (real_pass0_p) */
+    __device__ __forceinline__ void load_first(int p) const
+    {
+        constexpr int KIND = P::kind, R = P::radix;
+        if (P::quads) {
+            real_load_dct2_quads<R>(src, v, p, real_pair_lane<KIND>(tid, threads), real_pair_width(threads),
+                                    threads, live);
+        } else if (P::pairs) {
+            real_load_pairs<KIND, R>(src, v, h, tw, qt, p, real_pair_lane<KIND>(tid, threads),
+                                     real_pair_width(threads), threads);
+        } else {
+            if constexpr (!P::pairs)
+                real_load_first<KIND, R>(src, v, h, tid, threads, live);
+        }
+    }
+
+    __device__ __forceinline__ bool operator()(int pass) const
+    {
+        constexpr int R = P::radix, LOG2R = P::log2_radix;
         const int s = 1 << (LOG2R * pass), len = h >> (LOG2R * pass);
         const int m = len / R, tstep = n / len;   /* the table has n = 2h points */
         const bool first = pass == 0;
-        const int p = PAIRS && first ? real_pass0_p<KIND>(tid, threads) : tid >> (LOG2R * pass);
+        const int p = P::pairs && first ? real_pass0_p<P::kind>(tid, threads) : tid >> (LOG2R * pass);
         const int q = tid & (s - 1);
-        if (QUADS && first) {
-            real_load_dct2_quads<R>(src, v, p, real_pair_lane<KIND>(tid, threads), real_pair_width(threads),
-                                    threads, live);
-        } else if (PAIRS && first) {
-            real_load_pairs<KIND, R>(src, v, h, tw, qt, p, real_pair_lane<KIND>(tid, threads),
-                                     real_pair_width(threads), threads);
-        } else if (first) {   /* (point i = tid + threads r: q = 0, s = 1, m = threads) */
-            if constexpr (!PAIRS)
-                real_load_first<KIND, R>(src, v, h, tid, threads, live);
+        if (first) {
+            load_first(p);
         } else {
 #pragma unroll
             for (int r = 0; r < R; r++)
                 v[r] = sh[fft_slot<R>(q + s * (p + r * m))];
         }
-        const bool last = LAST_R == 1 && len == R;   /* its twiddles are all 1 */
-        if constexpr (R == 16) {
-            dft16<C, T>(v, sign);
-            if (!(H && last))   /* as fft_c2c_r16 */
-                twiddle16<C, T, TW>(v, tw, p * tstep, sign);
-        } else {
-            dft8_natural<C, T>(v, sign);
-            if (!(H && last))
-                twiddle8<C, T>(v, tw, p * tstep, sign);
-        }
-        if (REG && !VIA_SHARED && last) {
+        const bool last = P::last_radix == 1 && len == R;   /* its twiddles are all 1 */
+        fft_radix_dft<R, C, T>(v, sign);
+        if (!last)
+            fft_radix_twiddles<R, C, T>(v, tw, p * tstep, sign);
+        if (P::regs && !P::via_shared && last) {
             store_regs();
             return true;
         }
         if (!first)
-            pass_barrier<WARP>();
+            pass_barrier<P::warp>();
 #pragma unroll
         for (int r = 0; r < R; r++)
             sh[fft_slot<R>(q + s * (R * p + r))] = v[r];
-        pass_barrier<WARP>();
-        if (VIA_SHARED && last) {
-            real_store_regs<KIND, R, LAST_R, true>(v, dst, h, tw, qt, tid, threads, live, sh);
+        pass_barrier<P::warp>();
+        if (P::via_shared && last) {
+            real_store_regs<P::kind, R, P::last_radix, true>(v, dst, h, tw, qt, tid, threads, live, sh);
             return true;
         }
         return false;
-    };
-    /* every pass runs (only the last can store): fft_run_passes' exit after
-     * each pass made ptxas spill more here (56 bytes against 32 at h = 2048) */
-    bool stored = false;
-    if constexpr (H != 0) {
-#pragma unroll
-        for (int pass = 0; pass < ilog2_const(H) / LOG2R; pass++)
-            stored = pass_body(pass);
-    } else {
-        for (int pass = 0; pass < passes; pass++)
-            stored = pass_body(pass);
     }
-    if (REG && LAST_R == 1 && stored)
-        return;
-    const int s = 1 << (LOG2R * passes);
-    if constexpr (LAST_R != 1) {
-        /* the last pass: len = LAST_R (2, 4 or 8), R / LAST_R butterflies a
-         * thread, no twiddles */
+
+    /* the short last pass (len = LAST_R points: 2, 4 or 8; R / LAST_R
+     * butterflies a thread, no twiddles) after the full passes (stride s);
+     * true where it stored (else real_store does, from sh) */
+    __device__ __forceinline__ bool short_pass(int s) const
+    {
+        constexpr int R = P::radix, LAST_R = P::last_radix;
 #pragma unroll
         for (int g = 0; g < R / LAST_R; g++) {
             const int q = g * threads + tid;
@@ -853,24 +926,12 @@ fft_real_radix(const T *in, T *out, int n_arg, int batch, const typename cpx_of<
             for (int r = 0; r < LAST_R; r++)
                 v[g * LAST_R + r] = sh[fft_slot<R>(q + s * r)];
         }
-        if constexpr (LAST_R == 4) {
-#pragma unroll
-            for (int g = 0; g < R / 4; g++)
-                dft4<C, T>(v[4 * g], v[4 * g + 1], v[4 * g + 2], v[4 * g + 3], sign);
-        } else if constexpr (LAST_R == 2) {
-#pragma unroll
-            for (int g = 0; g < R / 2; g++)
-                dft2<C, T>(v[2 * g], v[2 * g + 1]);
-        } else {
-#pragma unroll
-            for (int g = 0; g < R / 8; g++)
-                dft8_natural<C, T>(v + 8 * g, sign);
-        }
-        if (REG && !VIA_SHARED) {
+        fft_short_dfts<R, LAST_R, C, T>(v, sign);
+        if (P::regs && !P::via_shared) {
             store_regs();
-            return;
+            return true;
         }
-        pass_barrier<WARP>();
+        pass_barrier<P::warp>();
 #pragma unroll
         for (int g = 0; g < R / LAST_R; g++) {
             const int q = g * threads + tid;
@@ -878,265 +939,108 @@ fft_real_radix(const T *in, T *out, int n_arg, int batch, const typename cpx_of<
             for (int r = 0; r < LAST_R; r++)
                 sh[fft_slot<R>(q + s * r)] = v[g * LAST_R + r];
         }
-        pass_barrier<WARP>();
-        if (VIA_SHARED) {
-            real_store_regs<KIND, R, LAST_R, true>(v, dst, h, tw, qt, tid, threads, live, sh);
-            return;
+        pass_barrier<P::warp>();
+        if (P::via_shared) {
+            real_store_regs<P::kind, R, LAST_R, true>(v, dst, h, tw, qt, tid, threads, live, sh);
+            return true;
         }
+        return false;
     }
+};
+
+/* The register kernel of plan P (fft_real_plan): h / R threads a
+ * transform, blockDim.y transforms a block; shared: blockDim.y (h + h / R)
+ * complex. tw, qt: the N-point tables in the kernel's precision. n_arg:
+ * unused (P compiles the size in). */
+template <typename P>
+__global__ void __launch_bounds__(256, P::min_blocks)
+fft_real_radix(const typename P::T *in, typename P::T *out, int n_arg, int batch, const typename P::C *tw,
+               const typename P::C *qt)
+{
+    typedef typename P::T T;
+    typedef typename P::C C;
+    constexpr int R = P::radix, KIND = P::kind;
+    extern __shared__ unsigned char smem_raw[];
+    const int n = P::n, h = n / 2;
+    C *const sh = reinterpret_cast<C *>(smem_raw) + (size_t)threadIdx.y * (h + h / R);
+    const int t = blockIdx.x * blockDim.y + threadIdx.y;
+    const int tid = threadIdx.x, threads = h / R;
+    const bool live = t < batch;
+    const T *const src = in + (size_t)(live ? t : 0) * real_in_reals(KIND, n);
+    T *const dst = out + (size_t)(live ? t : 0) * real_out_reals(KIND, n);
+    const int sign = real_kind_sign(KIND);
+    C v[R];
+    const fft_real_pass<P> pass_body{sh, src, dst, tw, qt, n, h, tid, threads, sign, live, v};
+    /* every pass runs (only the last can store): fft_run_passes' exit after
+     * each pass made ptxas spill more here (56 bytes against 32 at h = 2048) */
+    bool stored = false;
+#pragma unroll
+    for (int pass = 0; pass < P::passes; pass++)
+        stored = pass_body(pass);
+    if (P::regs && P::last_radix == 1 && stored)
+        return;
+    if constexpr (P::last_radix != 1)
+        if (pass_body.short_pass(1 << (P::log2_radix * P::passes)))
+            return;
     if (live)
         real_store<KIND, T, C, C, R>(sh, dst, h, tw, qt, tid, threads);
 }
 
-/* One register-path variant of a real kind: radix R, twiddles TW, MINB
- * blocks an SM; warp barriers where a transform's threads fit a warp;
- * blocks of about TPB threads. */
-template <typename T, int KIND, int R, int TW, int MINB, bool WARP_SYNC, int TPB = 256,
-          bool DIRECT = false, bool FIXED = false, bool ALL_REG = false, typename Sizes = fft_all_sizes,
-          bool STAGE = false>
-static cudaError_t fft_real_launch_radix(const T *in, T *out, int n, int batch, const void *tw_t,
-                                         const void *qt_t, cudaStream_t stream)
+/* The register kernel of plan P at n points. */
+template <typename P>
+static cudaError_t fft_real_launch_plan(const typename P::T *in, typename P::T *out, int n, int batch,
+                                        const void *tw, const void *qt, cudaStream_t stream)
 {
-    /* the DCTs' 16-byte vectors need aligned ends */
-    if constexpr (DIRECT && (KIND == RK_DCT2 || KIND == RK_DCT3))
-        if (!fft_stage_aligned(in, out))
-            return fft_real_launch_radix<T, KIND, R, TW, MINB, WARP_SYNC, TPB, false, FIXED, ALL_REG, Sizes,
-                                         STAGE>(in, out, n, batch, tw_t, qt_t, stream);
-    typedef typename cpx_of<T>::type C;
-    const int h = n / 2;
-    int log2h = 0;
-    while ((1 << log2h) < h)
-        log2h++;
-    const int last = 1 << (log2h % (R == 16 ? 4 : 3));
-    const int per = h / R, ty = fft_transforms_per_block(per, TPB);
+    typedef typename P::C C;
+    constexpr int R = P::radix;
+    const int h = n / 2, per = h / R, ty = fft_transforms_per_block(per, FFT_REAL_BLOCK_THREADS);
     const size_t smem = (size_t)ty * fft_padded_len(h, R) * sizeof(C);
     dim3 block(per, ty), grid((batch + ty - 1) / ty);
-    const C *tw = (const C *)tw_t, *qt = (const C *)qt_t;
-    constexpr int longest_last = R == 16 ? 8 : 4;
-    if constexpr (FIXED) {
-        /* one kernel per size: h from FFT_REAL_MIN_REGISTER_H (32) to 2048 */
-        const auto fixed = [&](auto h_tag) {
-            constexpr int HH = decltype(h_tag)::value;
-            constexpr bool W = WARP_SYNC && HH / R <= 32;
-            /* from registers: C2R anywhere, the others where a transform is
-             * one warp (shuffles), or anywhere where ALL_REG (real_store_regs'
-             * shared partners) */
-            constexpr bool REG = DIRECT && (KIND == RK_C2R || W || ALL_REG);
-            constexpr int LR = 1 << (ilog2_const(HH) % (R == 16 ? 4 : 3));
-            /* the staged output where the kind stores by shuffles */
-            constexpr bool ST = STAGE && REG && W && KIND != RK_C2R && KIND != RK_DCT3;
-            return fft_launch(fft_real_radix<T, KIND, R, LR, TW, W, MINB, REG, HH, ST>, grid, block,
-                              smem, stream, in, out, n, batch, tw, qt);
-        };
-        return fft_with_size<32, 2048, Sizes>(h, fixed);
-    } else {   /* (the kernels for any n: not compiled where FIXED) */
-        return fft_with_barrier<WARP_SYNC>(per <= 32, [&](auto warp_tag) {
-            constexpr bool W = decltype(warp_tag)::value;
-            /* from registers: C2R anywhere, the others where a transform is one warp */
-            constexpr bool REG = DIRECT && (KIND == RK_C2R || W);
-            const auto launch = [&](auto kernel) {
-                return fft_launch(kernel, grid, block, smem, stream, in, out, n, batch, tw, qt);
-            };
-            switch (last) {
-            case 1: return launch(fft_real_radix<T, KIND, R, 1, TW, W, MINB, REG>);
-            case 2: return launch(fft_real_radix<T, KIND, R, 2, TW, W, MINB, REG>);
-            case 4: return launch(fft_real_radix<T, KIND, R, 4, TW, W, MINB, REG>);
-            default: return launch(fft_real_radix<T, KIND, R, longest_last, TW, W, MINB, REG>);
-            }
-        });
-    }
+    return fft_launch(fft_real_radix<P>, grid, block, smem, stream, in, out, n, batch, (const C *)tw,
+                      (const C *)qt);
 }
 
-/* Launch one real kind: the shared path for h < FFT_REAL_MIN_REGISTER_H, else the register
- * path of the variant: 0 the baseline radix-16 passes, 1 radix 16 with two
- * twiddle loads and warp barriers (fft_c2c_launch's variant 3), 2 radix 8
- * with 64 registers and warp barriers (its variant 5), 3 radix 16 at 4
- * blocks an SM in f32 (its 11), 4 and 5: 3 and 2 in blocks of one
- * transform (its 12 and 13), 6 and 7: 4 and 5 storing from registers
- * (real_store_regs), 8, 9, 10: 6, 7 and 2 with the size compiled in (one
- * kernel per N, as fft_c2c_launch's 14-16), 11 and 12: 8 (in f32) and 9
- * at 3 blocks an SM (80 registers a thread: at 64 the kinds with two
- * outputs a point spilled 20-96 bytes), 13 and 14: 8 and 9 storing from
- * registers where a transform spans warps too (the partners from shared
- * memory), 15: 13 at 3 blocks an SM in f32, 16 and 17: 9 and 12 with the
- * output staged in shared memory where a transform is one warp (R2C, DHT
- * and DCT-II: real_copy_out); -1 the default for the kind and size. (4
- * at 5 blocks an SM in f32 spilled: 0.0-0.15x cuFFT slower.)
- * Only files that define FFT_ALL_VARIANTS compile them all (see
- * FFT_C2C_VARIANTS). tw_d, qt_d: the N-point tables as double2; tw_t,
- * qt_t: the same in T's precision (qt may be NULL for the kinds without
- * it). */
-#define FFT_REAL_VARIANTS 18
-/* The defaults, fastest side by side on an H200 (bench/RESULTS.md; the
- * ninth session's runs 2 and 5 chose them again once the pre- and
- * post-processing went by pairs). Single precision: R2C at N = 64 one
- * thread a transform (fft_real_small) capped at 128 registers
- * (FFT_REAL_SMALL_CAPPED_VARIANT); R2C at 128 and DCT-II and DHT up to
- * 256 radix 8 with the output staged in shared memory (16: DCT-II at 64
- * 24-25 us against 31 for one thread a transform, 78-81% of copy against
- * 63%); else radix 8 (9) up to N = 512, where a transform is at most one
- * warp; at N = 1024 radix 8 from registers through shared partners (14)
- * for R2C and DHT, radix 16 in one warp (15) for the DCTs (DCT-II 27.8 us
- * against 29.8); from 2048 radix 16 at 3 blocks an SM (15). C2R at 3
- * blocks an SM (12) up to 1024, then 15. Double precision: radix 8 at 3
- * blocks an SM (12, 80 registers), with the output staged (17) for R2C,
- * DCT-II and DHT up to N = 256 (at 64 40-42 us against 53-55); from 1024
- * R2C, DCT-II and DHT through shared partners (14), and from 2048 radix
- * 16 (13: DCT-II 45.9 us against 14's 48.9 at 4096; DCT-III 47.3 against
- * 8's 48.8 at 2048), C2R radix 16 storing from registers (8). */
-#define FFT_REAL_SHORT_N 128
-/* below: the shared path (one thread a transform at h = 8, radix 8, ran at
- * 0.3-0.7x the shared path's speed on the H200) */
-#define FFT_REAL_MIN_REGISTER_H 32
-/* Below it the variants are two: the short-transform kernel
- * (fft_real_small, the default: 0) and the shared path (this one). */
-#define FFT_REAL_SHARED_VARIANT 1
-/* At h = FFT_REAL_SMALL_MAX_H the short-transform kernel is one more
- * variant after the register path's. */
-#define FFT_REAL_SMALL_VARIANT FFT_REAL_VARIANTS
-/* and the same capped at 128 registers a thread (4 blocks of 128 an SM;
- * in double it spills there: 0.69-0.94x cuFFT against 0.92-1.01x) */
-#define FFT_REAL_SMALL_CAPPED_VARIANT (FFT_REAL_VARIANTS + 1)
-#define FFT_REAL_SMALL_CAPPED_MINB 4
-template <typename T> constexpr int fft_real_default_variant(int kind, int n)
+/* One real kind at N: the row's kernel, one thread a transform or the
+ * register path (for the DCTs with ends off the 16-byte grid its kernel
+ * without 16-byte vectors). */
+template <typename T, int KIND, int N>
+static cudaError_t fft_real_launch_size(const T *in, T *out, int n, int batch, const void *tw_t,
+                                        const void *qt_t, cudaStream_t stream)
 {
-    const bool dct = kind == RK_DCT2 || kind == RK_DCT3;
-    /* the kinds whose post-processing stores a point (and its mirror) a thread */
-    const bool spectrum_out = kind == RK_R2C || kind == RK_DCT2 || kind == RK_DHT;
-    if (sizeof(T) == sizeof(float)) {
-        if (kind == RK_C2R)
-            return n >= 2048 ? 15 : 12;
-        if (n < FFT_REAL_SHORT_N && kind == RK_R2C)
-            return FFT_REAL_SMALL_CAPPED_VARIANT;
-        if (spectrum_out && (n == FFT_REAL_SHORT_N || (n <= 256 && kind != RK_R2C)))
-            return 16;
-        return n >= 2048 || (n == 1024 && dct) ? 15 : n == 1024 ? 14 : 9;
-    }
-    if (n >= 2048)
-        return kind == RK_C2R ? 8 : 13;
-    if (spectrum_out && n <= 256)
-        return 17;
-    return n == 1024 && spectrum_out ? 14 : 12;
-}
-/* The variants (from h = FFT_REAL_MIN_REGISTER_H up: the register path's
- * and the short-transform kernel's at its longest) and the sizes a real
- * launcher compiles (fft_compiled), over h = N / 2. */
-template <typename T, int KIND> struct fft_real_defaults {
-    static constexpr int lo = FFT_REAL_MIN_REGISTER_H, hi = 2048;
-    static constexpr int at(int h) { return fft_real_default_variant<T>(KIND, 2 * h); }
-};
-template <typename T, int KIND> using fft_real_compiled = fft_compiled<fft_real_defaults<T, KIND>>;
-static inline const char *fft_real_variant_name(int variant)
-{
-    switch (variant) {
-    case 0: return "fused r16";
-    case 1: return "fused r16 2 tw, warp";
-    case 2: return "fused r8, warp, 64 regs";
-    case 3: return "fused r16 2 tw, warp, f32 4 / f64 2 blk";
-    case 4: return "as 3, one transform a block";
-    case 5: return "as 2, 64-thread blocks";
-    case 6: return "as 4, store from registers";
-    case 7: return "as 5, store from registers";
-    case 8: return "as 6, size compiled in";
-    case 9: return "as 7, size compiled in";
-    case 10: return "as 2, size compiled in";
-    case 11: return "as 8, f32 3 blk (80 regs)";
-    case 12: return "as 9, 3 blk (80 regs)";
-    case 13: return "as 8, from registers at any N";
-    case 14: return "as 9, from registers at any N";
-    case 15: return "as 13, f32 3 blk";
-    case 16: return "as 9, output staged";
-    case 17: return "as 12, output staged";
-    default: return "?";
-    }
-}
-
-/* Variant V of the register path (h >= FFT_REAL_MIN_REGISTER_H). */
-template <typename T, int KIND, int V>
-static cudaError_t fft_real_launch_variant(const T *in, T *out, int n, int batch, const void *tw_t,
-                                           const void *qt_t, cudaStream_t stream)
-{
-    typedef typename fft_real_compiled<T, KIND>::template sizes<V> sizes;
-    if constexpr (V == 1) {
-        return fft_real_launch_radix<T, KIND, 16, 2, FFT_MIN_BLOCKS, true>(in, out, n, batch, tw_t,
-                                                                           qt_t, stream);
-    } else if constexpr (V == 2) {
-        return fft_real_launch_radix<T, KIND, 8, 0, 4, true>(in, out, n, batch, tw_t, qt_t, stream);
-    } else if constexpr (V == 3 || V == 4) {
-        constexpr int minb = sizeof(T) == 4 ? 4 : 2;
-        return fft_real_launch_radix<T, KIND, 16, 2, minb, true, V == 4 ? 64 : 256>(
-            in, out, n, batch, tw_t, qt_t, stream);
-    } else if constexpr (V == 5 || V == 7 || V == 9 || V == 12 || V == 14 || V == 16 || V == 17) {
-        return fft_real_launch_radix<T, KIND, 8, 0, V == 12 || V == 17 ? 3 : 4, true, 64, V != 5, V >= 9,
-                                     V == 14, sizes, V >= 16>(in, out, n, batch, tw_t, qt_t, stream);
-    } else if constexpr (V == 10) {
-        return fft_real_launch_radix<T, KIND, 8, 0, 4, true, 256, false, true, false, sizes>(
-            in, out, n, batch, tw_t, qt_t, stream);
-    } else if constexpr (V == 6 || V == 8 || V == 11 || V == 13 || V == 15) {
-        constexpr int minb = sizeof(T) == 4 ? (V == 11 || V == 15 ? 3 : 4) : 2;
-        return fft_real_launch_radix<T, KIND, 16, V == 6 ? 2 : 3, minb, true, 64, true, V != 6, V >= 13,
-                                     sizes>(in, out, n, batch, tw_t, qt_t, stream);
+    constexpr fft_real_config c = fft_real_config_of<T>(KIND, N);
+    static_assert(c.path != 0, "every kind and size has a row");
+    if constexpr (c.path == FFT_PATH_ONE_A_THREAD) {
+        return fft_real_launch_small<T, KIND, N, c.min_blocks>(in, out, batch, tw_t, qt_t, stream);
     } else {
-        static_assert(V == 0, "real variants are 0 .. FFT_REAL_VARIANTS - 1");
-        return fft_real_launch_radix<T, KIND, 16, 0, FFT_MIN_BLOCKS, false>(in, out, n, batch, tw_t,
-                                                                            qt_t, stream);
+        typedef fft_real_plan<T, KIND, N, true> aligned;
+        if constexpr (aligned::needs_alignment)
+            if (!fft_stage_aligned(in, out))
+                return fft_real_launch_plan<fft_real_plan<T, KIND, N, false>>(in, out, n, batch, tw_t, qt_t,
+                                                                              stream);
+        return fft_real_launch_plan<aligned>(in, out, n, batch, tw_t, qt_t, stream);
     }
 }
 
-template <typename T, int KIND>
-static cudaError_t fft_real_launch_kind(const T *in, T *out, int n, int batch, const double2 *tw_d,
-                                        const double2 *qt_d, const void *tw_t, const void *qt_t,
-                                        cudaStream_t stream, int variant)
-{
-    typedef typename cpx_of<T>::type C;
-    const int h = n / 2;
-    if (h < FFT_REAL_MIN_REGISTER_H && variant != FFT_REAL_SHARED_VARIANT)
-        return fft_real_launch_small<T, KIND>(in, out, n, batch, tw_t, qt_t, stream);
-    if (h < FFT_REAL_MIN_REGISTER_H) {
-        const int per = h / 4 < 1 ? 1 : h / 4;
-        const int ty = 256 / per;
-        const size_t smem = (size_t)ty * h * sizeof(C);
-        dim3 block(per, ty), grid((batch + ty - 1) / ty);
-        fft_real_shared<T, KIND><<<grid, block, smem, stream>>>(in, out, n, batch, tw_d, qt_d);
-        return cudaGetLastError();
-    }
-#ifndef FFT_ALL_VARIANTS
-    variant = -1;   /* only the defaults are compiled (fft_real_compiled) */
-#endif
-    if (variant < 0)
-        variant = fft_real_default_variant<T>(KIND, n);
-    if (variant == FFT_REAL_SMALL_VARIANT || variant == FFT_REAL_SMALL_CAPPED_VARIANT) {
-        constexpr bool with = fft_real_compiled<T, KIND>::has(FFT_REAL_SMALL_VARIANT),
-                       with_capped = fft_real_compiled<T, KIND>::has(FFT_REAL_SMALL_CAPPED_VARIANT);
-        if (h > FFT_REAL_SMALL_MAX_H)
-            return cudaErrorInvalidValue;
-        return variant == FFT_REAL_SMALL_VARIANT
-                   ? fft_real_launch_small<T, KIND, with>(in, out, n, batch, tw_t, qt_t, stream)
-                   : fft_real_launch_small<T, KIND, with_capped, FFT_REAL_SMALL_CAPPED_MINB>(
-                         in, out, n, batch, tw_t, qt_t, stream);
-    }
-    return fft_with_variant<FFT_REAL_VARIANTS, fft_real_compiled<T, KIND>>(variant, [&](auto v_tag) {
-        return fft_real_launch_variant<T, KIND, decltype(v_tag)::value>(in, out, n, batch, tw_t, qt_t,
-                                                                        stream);
-    });
-}
-
-/* Any real kind (RK_*); variant -1: the default. */
+/* Any real kind (RK_*), n a power of two 4..4096: the kernel fft_real_table
+ * gives. tw_t, qt_t: the N-point tables in T's precision (qt may be NULL
+ * for the kinds without it). */
 template <typename T>
-static cudaError_t fft_real_launch(int kind, const void *in, void *out, int n, int batch,
-                                   const double2 *tw_d, const double2 *qt_d, const void *tw_t,
-                                   const void *qt_t, cudaStream_t stream, int variant = -1)
+static cudaError_t fft_real_launch(int kind, const void *in, void *out, int n, int batch, const void *tw_t,
+                                   const void *qt_t, cudaStream_t stream)
 {
     const T *i = (const T *)in;
     T *o = (T *)out;
-    switch (kind) {
-    case RK_R2C: return fft_real_launch_kind<T, RK_R2C>(i, o, n, batch, tw_d, qt_d, tw_t, qt_t, stream, variant);
-    case RK_C2R: return fft_real_launch_kind<T, RK_C2R>(i, o, n, batch, tw_d, qt_d, tw_t, qt_t, stream, variant);
-    case RK_DCT2: return fft_real_launch_kind<T, RK_DCT2>(i, o, n, batch, tw_d, qt_d, tw_t, qt_t, stream, variant);
-    case RK_DCT3: return fft_real_launch_kind<T, RK_DCT3>(i, o, n, batch, tw_d, qt_d, tw_t, qt_t, stream, variant);
-    case RK_DHT: return fft_real_launch_kind<T, RK_DHT>(i, o, n, batch, tw_d, qt_d, tw_t, qt_t, stream, variant);
-    default: return cudaErrorInvalidValue;
-    }
+    return fft_with_size<4, 4096>(n, [&](auto n_tag) {
+        constexpr int N = decltype(n_tag)::value;
+        switch (kind) {
+        case RK_R2C: return fft_real_launch_size<T, RK_R2C, N>(i, o, n, batch, tw_t, qt_t, stream);
+        case RK_C2R: return fft_real_launch_size<T, RK_C2R, N>(i, o, n, batch, tw_t, qt_t, stream);
+        case RK_DCT2: return fft_real_launch_size<T, RK_DCT2, N>(i, o, n, batch, tw_t, qt_t, stream);
+        case RK_DCT3: return fft_real_launch_size<T, RK_DCT3, N>(i, o, n, batch, tw_t, qt_t, stream);
+        case RK_DHT: return fft_real_launch_size<T, RK_DHT, N>(i, o, n, batch, tw_t, qt_t, stream);
+        default: return cudaErrorInvalidValue;
+        }
+    });
 }
 
 #endif

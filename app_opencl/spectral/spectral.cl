@@ -9,7 +9,11 @@
  * work-item loads its butterflies into registers, the group meets at a
  * barrier, and the results go back in autosorted order. A work-group holds
  * G = local size / T transforms. The kinds differ in how they load and
- * store (pre/post-processing fused there). */
+ * store (pre/post-processing fused there).
+ * These butterflies are written for OpenCL C, not generated from one source
+ * with the CUDA and CPU ones (app_cuda/spectral/spectral_fft.cuh,
+ * common/spectral/simd/lanes_kernel.h): it has no templates, and this program
+ * must build on PoCL, AMD and Intel too; a generator is the route to converge. */
 #ifdef SPEC_FP64
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #endif

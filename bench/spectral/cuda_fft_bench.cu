@@ -1,9 +1,10 @@
 /* The CUDA 1D spectral kernels (app_cuda/spectral/spectral_fft.cuh, spectral_real.cuh),
- * every variant, against cuFFT on the same device in the same run: C2C
+ * the kernel the app runs for each kind, precision and N (fft_c2c_table,
+ * fft_real_table), against cuFFT on the same device in the same run: C2C
  * against Z2Z/C2C, R2C against D2Z/R2C, C2R against Z2D/C2R, and DCT-II,
  * DCT-III, DHT (no cuFFT kind) against cuFFT's R2C of the same N; f64 and
- * f32, N = 16, 64, 256, 1024, 4096, 64 MB of f64 input a batch (half for
- * f32), data resident. Each row: median of 20 launches after a warm-up,
+ * f32, every power of two N = 4..4096, 64 MB of f64 input a batch (half
+ * for f32), data resident. Each row: median of 20 launches after a warm-up,
  * achieved bandwidth (input read once + output written once) and its
  * fraction of a device-to-device copy measured here, nominal GFLOP/s
  * (5 N log2 N complex, 2.5 N log2 N real kinds), cuFFT time / ours, and
@@ -11,16 +12,15 @@
  * long-double reference (spec_ref_*) in eps log2 N; apart, as the spec
  * asks, the time with the transfers (input to the device, ours, output
  * back; median of 5). Outputs are poisoned (NaN) before each kernel.
- * Prints a markdown table.
+ * Prints a markdown table, one row a kind, precision and N.
  * Usage: bench/spectral/cuda_fft_bench [DEVICE]; ORR_BENCH_N, ORR_BENCH_KINDS,
- * ORR_BENCH_PREC, ORR_BENCH_VARIANTS (comma-separated lists) pick rows. */
+ * ORR_BENCH_PREC (comma-separated lists) pick rows. */
 #include <cufft.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define FFT_ALL_VARIANTS 1   /* every variant, to compare them */
 #include "../../app_cuda/spectral/spectral_fft.cuh"
 #include "../../app_cuda/spectral/spectral_real.cuh"
 
@@ -42,10 +42,11 @@ extern "C" {
 static const long f64_input_bytes = 64L << 20;   /* a batch's input in f64 */
 static double copy_gbs;
 
-/* Device tables for one N in T's precision and as double2. */
+/* Device tables for one N in T's precision, and tw as double2 (the C2C
+ * shared path's). */
 template <typename T> struct tables {
     typedef typename cpx_of<T>::type C;
-    double2 *tw_d, *qt_d;
+    double2 *tw_d;
     C *tw_t, *qt_t;
     explicit tables(int n)
     {
@@ -62,11 +63,9 @@ template <typename T> struct tables {
             qtt[k].y = (T)qt[2 * k + 1];
         }
         CHECK(cudaMalloc(&tw_d, n * sizeof(double2)));
-        CHECK(cudaMalloc(&qt_d, n * sizeof(double2)));
         CHECK(cudaMalloc(&tw_t, n * sizeof(C)));
         CHECK(cudaMalloc(&qt_t, n * sizeof(C)));
         CHECK(cudaMemcpy(tw_d, tw, n * sizeof(double2), cudaMemcpyHostToDevice));
-        CHECK(cudaMemcpy(qt_d, qt, n * sizeof(double2), cudaMemcpyHostToDevice));
         CHECK(cudaMemcpy(tw_t, twt, n * sizeof(C), cudaMemcpyHostToDevice));
         CHECK(cudaMemcpy(qt_t, qtt, n * sizeof(C), cudaMemcpyHostToDevice));
         free(tw);
@@ -77,7 +76,6 @@ template <typename T> struct tables {
     ~tables()
     {
         cudaFree(tw_d);
-        cudaFree(qt_d);
         cudaFree(tw_t);
         cudaFree(qt_t);
     }
@@ -131,15 +129,14 @@ static float cufft_ms(int kind, int n, int batch, void *in, void *out, size_t *b
     return ms;
 }
 
-/* One kind (and C2C variant) at one N: ours, then cuFFT, one table row. */
+/* One kind at one N: ours, then cuFFT, one table row. */
 template <typename T>
-static void bench_one(int kind, int variant, int n, const tables<T> &tb, T *h_in, T *h_out, void *d_in,
-                      void *d_out)
+static void bench_one(int kind, int n, const tables<T> &tb, T *h_in, T *h_out, void *d_in, void *d_out)
 {
     const int ni = in_reals(kind, n), no = out_reals(kind, n);
     /* the same input bytes for every kind: 64 MB of f64 (32 MB of f32) */
     const int batch = (int)(f64_input_bytes / 8 / (kind == K_C2C ? 2 * n : n));
-    unsigned long long rng = 0x9e3779b97f4a7c15ull * (1000 * n + 10 * kind + variant + 1);
+    unsigned long long rng = 0x9e3779b97f4a7c15ull * (1000 * n + 10 * kind + 1);
     for (size_t i = 0; i < (size_t)batch * ni; i++) {   /* xorshift: fast for 8 M values */
         rng ^= rng << 13;
         rng ^= rng >> 7;
@@ -153,9 +150,8 @@ static void bench_one(int kind, int variant, int n, const tables<T> &tb, T *h_in
         }
     const size_t in_bytes = (size_t)batch * ni * sizeof(T), out_bytes = (size_t)batch * no * sizeof(T);
     const auto run = [&] {
-        return kind == K_C2C ? fft_c2c_launch<T>(d_in, d_out, n, batch, tb.tw_d, tb.tw_t, 0, 0, variant)
-                             : fft_real_launch<T>(kind, d_in, d_out, n, batch, tb.tw_d, tb.qt_d, tb.tw_t,
-                                                  tb.qt_t, 0, variant);
+        return kind == K_C2C ? fft_c2c_launch<T>(d_in, d_out, n, batch, tb.tw_d, tb.tw_t, 0, 0)
+                             : fft_real_launch<T>(kind, d_in, d_out, n, batch, tb.tw_t, tb.qt_t, 0);
     };
     CHECK(cudaMemcpy(d_in, h_in, in_bytes, cudaMemcpyHostToDevice));
     CHECK(cudaMemset(d_out, 0xff, out_bytes));   /* poison: NaNs */
@@ -177,7 +173,7 @@ static void bench_one(int kind, int variant, int n, const tables<T> &tb, T *h_in
     if (err_last > err || isnan(err_last))
         err = err_last;
 
-    /* cuFFT once per equivalent kind, N and precision (the variants share it) */
+    /* cuFFT once per equivalent kind, N and precision (the DCTs and DHT share R2C's) */
     static float cu_cache_ms[2][6][13];
     static size_t cu_cache_bytes[2][6][13];
     const int ckind = kind == K_C2C ? K_C2C : kind == RK_C2R ? RK_C2R : RK_R2C, lg = (int)log2((double)n);
@@ -187,12 +183,8 @@ static void bench_one(int kind, int variant, int n, const tables<T> &tb, T *h_in
         cu_ms = cufft_ms<T>(kind, n, batch, d_in, d_out, &cu_bytes);
     const double gbs = (in_bytes + out_bytes) / (ms * 1e-3) / 1e9, cu_gbs = cu_bytes / (cu_ms * 1e-3) / 1e9;
     const double flops = (kind == K_C2C ? 5.0 : 2.5) * n * log2((double)n) * batch;
-    /* variant -1: the default, named as the variant it picks */
     char name[96];
-    if (variant >= 0)
-        snprintf(name, sizeof name, "%s", kind_variant_name(kind, n, variant));
-    else
-        snprintf(name, sizeof name, "default: %s", kind_variant_name(kind, n, default_variant<T>(kind, n)));
+    kind_config_name<T>(kind, n, true, name, sizeof name);
     const char *cu_kind = kind == K_C2C ? (sizeof(T) == 8 ? "Z2Z" : "C2C")
                           : kind == RK_C2R ? (sizeof(T) == 8 ? "Z2D" : "C2R")
                                            : (sizeof(T) == 8 ? "D2Z" : "R2C");
@@ -206,7 +198,7 @@ static void bench_one(int kind, int variant, int n, const tables<T> &tb, T *h_in
 /* Whether the environment variable var (a comma-separated list; unset:
  * everything) names the number value or the word name: the bench's
  * filters, to time or profile a few rows (ORR_BENCH_N=1024
- * ORR_BENCH_KINDS=r2c,dct2 ORR_BENCH_PREC=f32 ORR_BENCH_VARIANTS=4,6). */
+ * ORR_BENCH_KINDS=r2c,dct2 ORR_BENCH_PREC=f32). */
 static bool selected(const char *var, long value, const char *name)
 {
     const char *list = getenv(var);
@@ -239,24 +231,13 @@ template <typename T> static void bench_precision(void *d_in, void *d_out)
         fprintf(stderr, "out of memory\n");
         exit(1);
     }
-    /* N = 16, 64, ..., 4096 unless ORR_BENCH_N names others */
-    const char *sizes = getenv("ORR_BENCH_N");
-    const bool named_sizes = sizes && *sizes;
-    /* ORR_BENCH_VARIANTS=default: each kind's default (a row of its own) */
-    const char *variants = getenv("ORR_BENCH_VARIANTS");
-    const bool defaults = variants && *variants && selected("ORR_BENCH_VARIANTS", -1, "default");
-    for (int n = 16, lg = 4; n <= 4096; n *= 2, lg++) {
-        if (named_sizes ? !selected("ORR_BENCH_N", n, NULL) : lg % 2 != 0)
+    for (int n = 4; n <= 4096; n *= 2) {
+        if (!selected("ORR_BENCH_N", n, NULL))
             continue;
         const tables<T> tb(n);
         for (int kind = K_C2C; kind <= RK_DHT; kind++)
-            if (selected("ORR_BENCH_KINDS", -1, kind_names[kind])) {
-                if (defaults)
-                    bench_one<T>(kind, -1, n, tb, h_in, h_out, d_in, d_out);
-                for (int v = 0; v < kind_variants(kind, n); v++)
-                    if (selected("ORR_BENCH_VARIANTS", v, NULL))
-                        bench_one<T>(kind, v, n, tb, h_in, h_out, d_in, d_out);
-            }
+            if (selected("ORR_BENCH_KINDS", -1, kind_names[kind]))
+                bench_one<T>(kind, n, tb, h_in, h_out, d_in, d_out);
     }
     free(h_in);
     free(h_out);

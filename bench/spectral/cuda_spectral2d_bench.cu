@@ -8,7 +8,8 @@
  * each output written once) against a device-to-device copy measured
  * here. Errors: relative L2 against the long-double references of
  * liborrery on a few transforms (sampled entries for the 2D FFT), in eps.
- * Outputs are poisoned (0xff bytes: NaN) before the checked run.
+ * Outputs are poisoned (0xff bytes: NaN) before the checked run. Each
+ * row: the kernels the app runs (their shape in the last column).
  * Usage: bench/spectral/cuda_spectral2d_bench [DEVICE] */
 #include <cufft.h>
 #include <cusparse.h>
@@ -145,21 +146,13 @@ template <typename T> static void bench_fft2(int n, double copy_gbs)
     fft2_error(n, hx + 2 * (count - per), hy + 2 * (count - per), 0, &num, &den);
     const double err = in_eps<T>(num, den) / (2 * log2((double)n));
     const float ms_ours = median_ms(RUNS, [&] { fft2_launch<C>(in, out, n, n, batch, 0, tw, 0); });
-    /* the other paths side by side: the shared-memory row kernel in the
-     * two-pass path, the two passes for images that fit a block (checked) */
-    const float ms_shared_rows =
-        median_ms(RUNS, [&] { fft2_launch<C>(in, out, n, n, batch, 0, tw, 0, 0); });
-    CHECK(cudaMemset(out, 0xff, count * sizeof(C)));
-    CHECK(fft2_launch<C>(in, out, n, n, batch, 0, tw, 0, 2));
-    CHECK(cudaDeviceSynchronize());
-    T *h2 = to_host<T>(out, 2 * count);
-    long double num2 = 0, den2 = 0;
-    fft2_error(n, hx, h2, 0, &num2, &den2);
-    fft2_error(n, hx + 2 * (count - per), h2 + 2 * (count - per), 0, &num2, &den2);
-    free(h2);
-    const double err_two = in_eps<T>(num2, den2) / (2 * log2((double)n));
-    const float ms_two_pass =
-        median_ms(RUNS, [&] { fft2_launch<C>(in, out, n, n, batch, 0, tw, 0, 2); });
+    /* the path fft2_launch takes (as it decides, on this device) */
+    int dev = 0, limit = 0;
+    CHECK(cudaGetDevice(&dev));
+    CHECK(cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    const char *path = fft2_shape_of(n, n, sizeof(C), (size_t)limit).small ? "one kernel"
+                       : n >= FFT_C2C_MIN_REGISTER_N                        ? "1D rows + columns"
+                                                                           : "row kernel + columns";
 
     cufftHandle plan;
     int dims[2] = {n, n};
@@ -182,9 +175,9 @@ template <typename T> static void bench_fft2(int n, double copy_gbs)
     const float ms_cufft = median_ms(RUNS, exec);
     const double bytes = 2.0 * count * sizeof(C);
     const double gbs = bytes / (ms_ours * 1e-3) / 1e9, gbs_c = bytes / (ms_cufft * 1e-3) / 1e9;
-    printf("| fft2 %s | %dx%d | %d | %.3f | %.0f | %.0f%% | %.3f | %.0f | %.2f | %.2f | %.2f | %.3f | %.3f (%.2f) |\n",
+    printf("| fft2 %s | %dx%d | %d | %.3f | %.0f | %.0f%% | %.3f | %.0f | %.2f | %.2f | %.2f | %s |\n",
            sizeof(T) == 8 ? "f64" : "f32", n, n, batch, ms_ours, gbs, 100 * gbs / copy_gbs,
-           ms_cufft, gbs_c, ms_cufft / ms_ours, err, err_cufft, ms_shared_rows, ms_two_pass, err_two);
+           ms_cufft, gbs_c, ms_cufft / ms_ours, err, err_cufft, path);
     CHECK_FFT(cufftDestroy(plan));
     CHECK(cudaFree(in));
     CHECK(cudaFree(out));
@@ -281,6 +274,55 @@ static void add_error(const T *got, const double *want, size_t count, long doubl
     }
 }
 
+/* The same convolution by the cuFFT pipeline (pad, forward 2D FFT,
+ * multiply by S in natural order, inverse, crop and scale) into y: its
+ * median time (ms), and *err the error of the first and last slice
+ * against want0 and want1 in eps log2(mfft^2). */
+template <typename T>
+static float pipeline_ms(int nf, int m, int batch, int per_shape, const typename s2d_cpx<T>::type *x,
+                         const T *s_nat, typename s2d_cpx<T>::type *y, const double *want0,
+                         const double *want1, double *err)
+{
+    typedef typename s2d_cpx<T>::type C;
+    const size_t per = (size_t)m * m, area = (size_t)nf * nf;
+    C *img;
+    CHECK(cudaMalloc(&img, area * batch * sizeof(C)));
+    cufftHandle plan;
+    int dims[2] = {nf, nf};
+    CHECK_FFT(cufftPlanMany(&plan, 2, dims, NULL, 1, 0, NULL, 1, 0,
+                            sizeof(T) == 8 ? CUFFT_Z2Z : CUFFT_C2C, batch));
+    const long tot_img = (long)area * batch, tot_y = (long)per * batch;
+    auto pipeline = [&] {
+        pad_kernel<C><<<blocks_for(tot_img), 256>>>(x, img, nf, m, tot_img);
+        if (sizeof(T) == 8)
+            CHECK_FFT(cufftExecZ2Z(plan, (cufftDoubleComplex *)img, (cufftDoubleComplex *)img,
+                                   CUFFT_FORWARD));
+        else
+            CHECK_FFT(cufftExecC2C(plan, (cufftComplex *)img, (cufftComplex *)img, CUFFT_FORWARD));
+        multiply_kernel<C, T><<<blocks_for(tot_img), 256>>>(img, s_nat, nf, per_shape, tot_img);
+        if (sizeof(T) == 8)
+            CHECK_FFT(cufftExecZ2Z(plan, (cufftDoubleComplex *)img, (cufftDoubleComplex *)img,
+                                   CUFFT_INVERSE));
+        else
+            CHECK_FFT(cufftExecC2C(plan, (cufftComplex *)img, (cufftComplex *)img, CUFFT_INVERSE));
+        crop_kernel<C, T><<<blocks_for(tot_y), 256>>>(img, y, nf, m, tot_y);
+    };
+    CHECK(cudaMemset(y, 0xff, per * batch * sizeof(C)));
+    pipeline();
+    CHECK(cudaGetLastError());
+    CHECK(cudaDeviceSynchronize());
+    T *hc = to_host<T>(y, 2 * per * batch);
+    long double num = 0, den = 0;
+    add_error(hc, want0, 2 * per, &num, &den);
+    add_error(hc + 2 * per * (batch - 1), want1, 2 * per, &num, &den);
+    *err = in_eps<T>(num, den) / (2 * log2((double)nf));
+    const float ms = median_ms(RUNS, pipeline);
+    CHECK_FFT(cufftDestroy(plan));
+    CHECK(cudaFree(img));
+    free(hc);
+    return ms;
+}
+
 template <typename T>
 static void bench_conv(int nf, int m, int batch, int n_shapes, double copy_gbs)
 {
@@ -315,74 +357,20 @@ static void bench_conv(int nf, int m, int batch, int n_shapes, double copy_gbs)
     const double err = in_eps<T>(num, den) / (2 * log2((double)nf));
     const float ms_ours =
         median_ms(RUNS, [&] { conv2d_launch<T>(x, s_perm, y, nf, m, batch, per_shape, tw, 0); });
-    /* the kernel variants side by side, each checked first */
-    char variants[400] = "";
-    for (int v = 0; v < CONV2D_VARIANTS; v++) {
-        CHECK(cudaMemset(y, 0xff, per * batch * sizeof(C)));
-        const cudaError_t launched = conv2d_launch<T>(x, s_perm, y, nf, m, batch, per_shape, tw, 0, v);
-        const size_t used = strlen(variants);
-        if (launched != cudaSuccess) {   /* e.g. more shared memory than the device has */
-            cudaGetLastError();
-            snprintf(variants + used, sizeof variants - used, "%sr%d/%d%s: -", used ? "; " : "",
-                     1 << conv2d_variants[v].log2_radix, conv2d_variants[v].threads,
-                     conv2d_variants[v].dense ? " dense" : "");
-            continue;
-        }
-        CHECK(cudaDeviceSynchronize());
-        T *hv = to_host<T>(y, 2 * per * batch);
-        long double vn = 0, vd = 0;
-        add_error(hv, want0, 2 * per, &vn, &vd);
-        add_error(hv + 2 * per * (batch - 1), want1, 2 * per, &vn, &vd);
-        free(hv);
-        const double verr = in_eps<T>(vn, vd) / (2 * log2((double)nf));
-        const float ms = median_ms(
-            RUNS, [&] { conv2d_launch<T>(x, s_perm, y, nf, m, batch, per_shape, tw, 0, v); });
-        snprintf(variants + used, sizeof variants - used, "%sr%d/%d%s: %.4f ms (err %.2f)",
-                 used ? "; " : "", 1 << conv2d_variants[v].log2_radix, conv2d_variants[v].threads,
-                 conv2d_variants[v].dense ? " dense" : "", ms, verr);
-    }
-
-    /* the cuFFT pipeline */
-    C *img;
-    CHECK(cudaMalloc(&img, area * batch * sizeof(C)));
-    cufftHandle plan;
-    int dims[2] = {nf, nf};
-    CHECK_FFT(cufftPlanMany(&plan, 2, dims, NULL, 1, 0, NULL, 1, 0,
-                            sizeof(T) == 8 ? CUFFT_Z2Z : CUFFT_C2C, batch));
-    const long tot_img = (long)area * batch, tot_y = (long)per * batch;
-    auto pipeline = [&] {
-        pad_kernel<C><<<blocks_for(tot_img), 256>>>(x, img, nf, m, tot_img);
-        if (sizeof(T) == 8)
-            CHECK_FFT(cufftExecZ2Z(plan, (cufftDoubleComplex *)img, (cufftDoubleComplex *)img,
-                                   CUFFT_FORWARD));
-        else
-            CHECK_FFT(cufftExecC2C(plan, (cufftComplex *)img, (cufftComplex *)img, CUFFT_FORWARD));
-        multiply_kernel<C, T><<<blocks_for(tot_img), 256>>>(img, s_nat, nf, per_shape, tot_img);
-        if (sizeof(T) == 8)
-            CHECK_FFT(cufftExecZ2Z(plan, (cufftDoubleComplex *)img, (cufftDoubleComplex *)img,
-                                   CUFFT_INVERSE));
-        else
-            CHECK_FFT(cufftExecC2C(plan, (cufftComplex *)img, (cufftComplex *)img, CUFFT_INVERSE));
-        crop_kernel<C, T><<<blocks_for(tot_y), 256>>>(img, y, nf, m, tot_y);
-    };
-    CHECK(cudaMemset(y, 0xff, per * batch * sizeof(C)));
-    pipeline();
-    CHECK(cudaGetLastError());
-    CHECK(cudaDeviceSynchronize());
-    T *hc = to_host<T>(y, 2 * per * batch);
-    num = den = 0;
-    add_error(hc, want0, 2 * per, &num, &den);
-    add_error(hc + 2 * per * (batch - 1), want1, 2 * per, &num, &den);
-    const double err_cufft = in_eps<T>(num, den) / (2 * log2((double)nf));
-    const float ms_cufft = median_ms(RUNS, pipeline);
+    int dev = 0, sms = 0;   /* the kernel conv2d_launch picks on this device */
+    CHECK(cudaGetDevice(&dev));
+    CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    const conv2d_config c = conv2d_config_of<T>(nf, batch >= 4 * sms);
+    double err_cufft = 0;
+    const float ms_cufft =
+        pipeline_ms<T>(nf, m, batch, per_shape, x, s_nat, y, want0, want1, &err_cufft);
     /* minimum traffic: slices in, results out, S once */
     const double bytes = 2.0 * per * batch * sizeof(C) + (double)area * n_shapes * sizeof(T);
     const double gbs = bytes / (ms_ours * 1e-3) / 1e9;
-    printf("| conv2d %s | %d | %d | %d | %d | %.4f | %.0f | %.0f%% | %.4f | %.2f | %.2f | %.2f | %s |\n",
+    printf("| conv2d %s | %d | %d | %d | %d | %.4f | %.0f | %.0f%% | %.4f | %.2f | %.2f | %.2f | %d%s |\n",
            sizeof(T) == 8 ? "f64" : "f32", nf, m, batch, n_shapes, ms_ours, gbs,
-           100 * gbs / copy_gbs, ms_cufft, ms_cufft / ms_ours, err, err_cufft, variants);
-    CHECK_FFT(cufftDestroy(plan));
-    CHECK(cudaFree(img));
+           100 * gbs / copy_gbs, ms_cufft, ms_cufft / ms_ours, err, err_cufft, c.threads,
+           c.dense ? " dense" : "");
     CHECK(cudaFree(x));
     CHECK(cudaFree(y));
     CHECK(cudaFree(tw));
@@ -393,7 +381,6 @@ static void bench_conv(int nf, int m, int batch, int n_shapes, double copy_gbs)
     free(hp);
     free(ht);
     free(hy);
-    free(hc);
     free(want0);
     free(want1);
 }
@@ -455,36 +442,17 @@ template <typename T> static void bench_tridiag(cusparseHandle_t sp, int n, doub
     const size_t last = count - n;   /* the last system */
     double *want0 = tridiag_reference(n, hl, hd, hu, hr);
     double *want1 = tridiag_reference(n, hl + last, hd + last, hu + last, hr + last);
-    /* chunk sizes and block sizes side by side (0: the defaults), each
-     * checked first */
-    const int shapes[][3] = {{0, 0, 0}, {0, 0, 1}, {8, 0, 0}, {16, 0, 0}, {8, 256, 0}};
-    float ms_ours = 0;
-    double err = 0;
-    char variants[400] = "";
-    for (int v = 0; v < (int)(sizeof shapes / sizeof shapes[0]); v++) {
-        const int m = shapes[v][0], blk = shapes[v][1], staged = shapes[v][2];
-        CHECK(cudaMemset(x, 0xff, count * sizeof(T)));
-        CHECK(tridiag_launch<T>(dl, dd, du, rhs, x, n, batch, 0, m, blk, staged));
-        CHECK(cudaDeviceSynchronize());
-        T *hx = to_host<T>(x, count);
-        long double num = 0, den = 0;
-        add_error(hx, want0, n, &num, &den);
-        add_error(hx + last, want1, n, &num, &den);
-        free(hx);
-        const double e = in_eps<T>(num, den);
-        const float ms =
-            median_ms(RUNS, [&] { tridiag_launch<T>(dl, dd, du, rhs, x, n, batch, 0, m, blk, staged); });
-        if (v == 0) {
-            ms_ours = ms;
-            err = e;
-        } else {
-            const size_t used = strlen(variants);
-            snprintf(variants + used, sizeof variants - used, "%s%d rows %d threads%s: %.3f ms (err %.2f)",
-                     used ? "; " : "", tridiag_shape_of(n, sizeof(T), m, blk).rows_per_thread,
-                     tridiag_shape_of(n, sizeof(T), m, blk).threads,
-                     staged ? " staged" : "", ms, e);
-        }
-    }
+    CHECK(cudaMemset(x, 0xff, count * sizeof(T)));
+    CHECK(tridiag_launch<T>(dl, dd, du, rhs, x, n, batch, 0));
+    CHECK(cudaDeviceSynchronize());
+    T *hx = to_host<T>(x, count);
+    long double num0 = 0, den0 = 0;
+    add_error(hx, want0, n, &num0, &den0);
+    add_error(hx + last, want1, n, &num0, &den0);
+    free(hx);
+    const double err = in_eps<T>(num0, den0);
+    const float ms_ours = median_ms(RUNS, [&] { tridiag_launch<T>(dl, dd, du, rhs, x, n, batch, 0); });
+    const tridiag_shape shape = tridiag_shape_of(n, sizeof(T));
 
     size_t buf_bytes = 0;
     CHECK_SP(gtsv_buffer(sp, n, dl, dd, du, x, batch, &buf_bytes));
@@ -503,9 +471,11 @@ template <typename T> static void bench_tridiag(cusparseHandle_t sp, int n, doub
     const float ms_sp = median_ms(RUNS, [&] { CHECK_SP(gtsv(sp, n, dl, dd, du, x, batch, buf)); });
     const double bytes = 5.0 * count * sizeof(T);
     const double gbs = bytes / (ms_ours * 1e-3) / 1e9;
-    printf("| tridiag %s | %d | %d | %.3f | %.2f | %.0f | %.0f%% | %.3f | %.2f | %.2f | %.2f | %s |\n",
+    printf("| tridiag %s | %d | %d | %.3f | %.2f | %.0f | %.0f%% | %.3f | %.2f | %.2f | %.2f | "
+           "%d rows, %d threads |\n",
            sizeof(T) == 8 ? "f64" : "f32", n, batch, ms_ours, count / (ms_ours * 1e-3) / 1e9, gbs,
-           100 * gbs / copy_gbs, ms_sp, ms_sp / ms_ours, err, err_sp, variants);
+           100 * gbs / copy_gbs, ms_sp, ms_sp / ms_ours, err, err_sp, shape.rows_per_thread,
+           shape.threads);
     CHECK(cudaFree(buf));
     CHECK(cudaFree(dl));
     CHECK(cudaFree(dd));
@@ -543,8 +513,8 @@ int main(int argc, char **argv)
     printf("2D FFT, forward, out of place, 2^23 (f64) / 2^24 (f32) points; error: relative L2 "
            "at 16 sampled entries of two images against a long-double DFT, in eps log2(N1 N2)\n\n");
     printf("| kernel | size | batch | ours ms | GB/s | of copy | cuFFT ms | cuFFT GB/s | "
-           "ours/cuFFT | err | cuFFT err | ms, shared-memory row pass | ms (err), two passes |\n"
-           "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+           "ours/cuFFT | err | cuFFT err | path |\n"
+           "|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     const int sizes[] = {32, 64, 128, 256, 1024};
     for (int p = 0; p < 2; p++)
         for (int i = 0; i < 5; i++) {
@@ -558,7 +528,8 @@ int main(int argc, char **argv)
            "crop/scale; GB/s: slices in, results out, S once; error: two slices against the "
            "block-Toeplitz sum, in eps log2(mfft^2)\n\n");
     printf("| kernel | mfft | M | slices | S | ours ms | GB/s | of copy | cuFFT pipeline ms | "
-           "speed-up | err | pipeline err | variants (radix/threads) |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+           "speed-up | err | pipeline err | threads a block |\n"
+           "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     const int conv[4][2] = {{16, 7}, {32, 15}, {64, 31}, {128, 63}};
     for (int p = 0; p < 2; p++)
         for (int i = 0; i < 4; i++) {
@@ -583,7 +554,8 @@ int main(int argc, char **argv)
            "four arrays in, x out; error: first and last systems against long-double Thomas, "
            "in eps\n\n");
     printf("| kernel | n | systems | ours ms | Grows/s | GB/s | of copy | cuSPARSE ms | "
-           "ours/cuSPARSE | err | cuSPARSE err | chunk sizes |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+           "ours/cuSPARSE | err | cuSPARSE err | rows a thread, block |\n"
+           "|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     cusparseHandle_t sp;
     CHECK_SP(cusparseCreate(&sp));
     const int ns[] = {64, 256, 1024, 2048};

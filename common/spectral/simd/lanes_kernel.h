@@ -13,7 +13,11 @@
  * replaced by a vector of L transforms (NL as a preprocessor number, RI the
  * integer type of R's size, IOTA = 0 .. NL - 1, all from lanes.c). Only the
  * forward FFT is written: an inverse is conj(FFT(conj x)), and negation is
- * exact, so it is the mirror image of the forward computation. */
+ * exact, so it is the mirror image of the forward computation.
+ * These butterflies are written for the CPU, not generated from one source
+ * with the GPU ones (app_cuda/spectral/spectral_fft.cuh, app_opencl/spectral/
+ * spectral.cl): each SIMD lane carries its own transform (GCC vector types of
+ * the ISA's width); a generator is the route if the three must converge. */
 #define CAT2(a, b) a##_##b
 #define CAT(a, b) CAT2(a, b)
 #define FN(name) CAT(name, SUFFIX)
