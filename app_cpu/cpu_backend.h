@@ -1,11 +1,21 @@
-/* The CPU backend: the separation kernels of the best SIMD path this CPU
- * runs (or the one asked for), spread over a pool of threads. Chunks and
- * stars are independent tasks with their own outputs, so the results are
- * bit-identical for any thread count. */
+/* The CPU backend: the kernel path (instruction set) this CPU runs best,
+ * or the one asked for, and a pool of threads. Each kind's CPU host code
+ * (app_cpu/<kind>/) picks its kernels for the path and spreads its work
+ * over the pool; results are bit-identical for any thread count. */
 #ifndef ORRERY_CPU_BACKEND_H
 #define ORRERY_CPU_BACKEND_H
 
 #include "backend.h"
+#include "threads.h"
+
+typedef enum { ORR_CPU_SCALAR, ORR_CPU_SSE2, ORR_CPU_AVX2, ORR_CPU_AVX512 } orr_cpu_isa;
+
+/* The backend's ctx, as the kinds' CPU host code sees it. */
+typedef struct {
+    orr_cpu_isa isa;        /* ORR_CPU_SCALAR: the kinds' reference code */
+    const char *isa_name;
+    orr_pool *pool;
+} orr_cpu_ctx;
 
 orr_status orr_open_cpu_backend(const orr_backend_request *req, orr_backend *be, orr_error *err);
 
@@ -14,5 +24,8 @@ orr_status orr_open_cpu_backend(const orr_backend_request *req, orr_backend *be,
 int orr_cpu_path_count(void);
 const char *orr_cpu_path_name(int i);
 int orr_cpu_path_supported(int i);
+
+/* The kinds' CPU host code (app_cpu/<kind>/host.c). */
+orr_status sep_cpu_attach(orr_backend *be, orr_kind_slot *slot, orr_error *err);
 
 #endif

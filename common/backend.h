@@ -1,45 +1,60 @@
-/* The ops table a compute backend fills in. A backend starts from the
- * scalar reference (sep_reference_ops) and overrides what it accelerates,
- * so every backend has a correct fallback and a reference to be tested
- * against. Backends compute; they never parse files or decide exit codes. */
+/* What a compute backend (CPU, CUDA, OpenCL) is to the rest of the code:
+ * a name, a variant, its state, and one slot per kind it accelerates. It
+ * names no kind: each kind declares its own ops struct (common/<kind>/
+ * ops.h) and each backend lists, in its open function, the kinds it
+ * accelerates and how to attach them. A kind asks for its slot; an empty
+ * slot means the kind's portable reference serves (the BLIS context
+ * pattern: start from the reference, override what is accelerated).
+ * Backends compute; they never parse files, decide exit codes or call
+ * BOINC. */
 #ifndef ORRERY_BACKEND_H
 #define ORRERY_BACKEND_H
 
 #include "orrery.h"
-#include "separation/separation.h"
-#include "spectral/spectral.h"
 
 typedef struct orr_backend orr_backend;
+
+/* One kind's accelerated ops in one backend. ops points at the kind's own
+ * struct (NULL: the reference serves); state is what those ops keep
+ * between calls (tables on a device), released with the backend. */
+typedef struct {
+    const char *kind;
+    const void *ops;
+    void *state;
+    void (*release)(void *state);
+} orr_kind_slot;
+
+/* Fills slot->ops and slot->state for a kind on its first use, or leaves
+ * ops NULL. A failure here (no device memory) fails the kind's run. */
+typedef orr_status (*orr_kind_attach)(orr_backend *be, orr_kind_slot *slot, orr_error *err);
+
+/* A backend's list entry: the kind it accelerates and how. */
+typedef struct {
+    const char *kind;
+    orr_kind_attach attach;
+} orr_kind_attacher;
+
+#define ORR_BACKEND_MAX_KINDS 8
 
 struct orr_backend {
     const char *name;         /* "CPU", "CUDA", "OpenCL": goes into the report */
     const char *variant;      /* kernel path ("avx2") or device; part of the
                                  checkpoint identity, not of the report */
-    void *ctx;                /* backend state (device handles ...) */
+    void *ctx;                /* backend state (device, thread pool ...) */
     void (*close)(orr_backend *be);   /* release ctx; NULL when nothing to do */
-    int min_batch;            /* chunks per call that keep every thread or SM
-                                 busy (0: 1); the kind never sends fewer */
-
-    /* Separation integral: the partial sums of chunks first..first+count-1
-     * of one area (SEP_CHUNK_MU), each summed from zero, into out[0..count). */
-    orr_status (*sep_integral_chunks)(orr_backend *be, const sep_model_consts *mc,
-                                      const sep_setup *s, int area, int first, int count,
-                                      sep_partial *out, orr_error *err);
-
-    /* Per-star probabilities for stars begin..end-1: bg_prob[i] and
-     * st_prob[i * n_streams + s], including the factor K* (no integrals). */
-    orr_status (*sep_star_probs)(orr_backend *be, const sep_model_consts *mc, const sep_setup *s,
-                                 const sep_stars *stars, int begin, int end, double *bg_prob,
-                                 double *st_prob, orr_error *err);
-
-    /* Spectral kernels on the device (NULL: the CPU kernels of
-     * common/spectral serve). Runs desc (valid by spec_plan_create's
-     * rules) on host buffers, same conventions and layouts as the CPU
-     * plan: upload, compute, download. A size or layout the device does
-     * not take is ORR_ERR_UNSUPPORTED, naming it. */
-    orr_status (*spec_run)(orr_backend *be, const spec_desc *desc, const spec_buffers *b,
-                           orr_error *err);
+    const orr_kind_attacher *attachers;   /* the kinds this backend accelerates */
+    int n_attachers;
+    orr_kind_slot slots[ORR_BACKEND_MAX_KINDS];   /* attached so far */
+    int n_slots;
 };
+
+/* The kind's slot, attached on first use. (*slot)->ops NULL: the kind's
+ * reference serves. */
+orr_status orr_backend_slot(orr_backend *be, const char *kind, const orr_kind_slot **slot,
+                            orr_error *err);
+
+/* Releases every attached kind's state, then the backend's own. */
+void orr_backend_close(orr_backend *be);
 
 /* What the command line asked of the backend. An app's open function
  * weighs it against what BOINC assigned (orr_runtime_init_data). */
@@ -58,8 +73,7 @@ typedef struct {
 typedef orr_status (*orr_backend_open)(const orr_backend_request *req, orr_backend *be,
                                        orr_error *err);
 
-/* The plain scalar C reference; always present. */
-extern const orr_backend sep_reference_backend;
+/* The plain scalar C reference: a backend that accelerates nothing. */
 orr_status orr_open_reference_backend(const orr_backend_request *req, orr_backend *be,
                                       orr_error *err);
 

@@ -11,7 +11,7 @@
  * between them; every value is finite; integrals are >= 0; likelihoods are
  * above upstream's failure value -999. compare: both files pass init, have
  * the same members and streams, every member's <search_likelihood> agrees
- * within --likelihood-tolerance (default 1e-11 absolute: the spec's GPU
+ * within --likelihood-tolerance (default 1e-11 absolute: the GPU
  * agreement) and every integral within --integral-tolerance (default 1e-9
  * relative).
  *

@@ -1,7 +1,6 @@
-/* The CUDA app's 2D spectral kinds (FFT2, CONV2D, TRIDIAG): the backend's
- * entry on host buffers (spectral_2d_host.c) and the kernels' launchers on
- * device memory (spectral_2d.cu, which return a cudaError_t as int and do
- * not synchronise). */
+/* The CUDA app's 2D spectral kinds (FFT2, CONV2D, TRIDIAG): the kernels'
+ * launchers on device memory (spectral_2d.cu, which return a cudaError_t
+ * as int and do not synchronise); host.c calls them. */
 #ifndef ORRERY_CUDA_SPECTRAL_2D_H
 #define ORRERY_CUDA_SPECTRAL_2D_H
 
@@ -12,16 +11,6 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* Runs d (SPEC_FFT2, SPEC_CONV2D or SPEC_TRIDIAG, valid by the plan's
- * rules) on host buffers: upload, poison the output, compute, download.
- * Twiddle tables and device buffers are kept in *state (NULL at first)
- * between calls. A size the kernels do not take is ORR_ERR_UNSUPPORTED;
- * a CUDA failure is ORR_ERR_DEVICE with the error's name. */
-orr_status orr_cuda_spec2d_run(void **state, const spec_desc *d, const spec_buffers *b,
-                               orr_error *err);
-/* Frees what *state holds; *state becomes NULL. */
-void orr_cuda_spec2d_release(void **state);
 
 /* ---- launchers (spectral_2d.cu); every pointer is device memory ---- */
 

@@ -1,4 +1,4 @@
-/* Spectral kernels of the OpenCL app (specs/spectral.md), one source for
+/* Spectral kernels of the OpenCL app (docs/spectral.md), one source for
  * both precisions: the host builds it with -DREAL=float -DREAL2=float2 or
  * -DREAL=double -DREAL2=double2 -DSPEC_FP64, on the first spectral call.
  * Same conventions as the CPU kernels (common/spectral/fft_generic.h).

@@ -4,7 +4,7 @@
 # streams) and 79 (1 stream), each in the responsive mode (launches of
 # ~1/60 s) and the non-responsive one (-r), side by side in one run.
 # Reports the run's seconds, the integral's GPU seconds, its model-GFLOP/s
-# (spec section 10: cells (4 + 2 ns + convolve (56 + 58 ns))) and the
+# (docs/separation.md section 10: cells (4 + 2 ns + convolve (56 + 58 ns))) and the
 # fraction of the FP64 FMA peak measured on the same device just before
 # (bench/cuda_peak), and the host CPU seconds per GPU second.
 #

@@ -2,7 +2,7 @@
 # Separation speed on the CPU: every kernel path of orrery_cpu on small11
 # (160x64x140 cells) and a medium grid (640x256x560, the same stripe made 64
 # times finer), on 1 thread and on N, side by side in one run. Reports
-# seconds, cells/s, model-GFLOP/s (the spec's flop model, section 10) and the
+# seconds, cells/s, model-GFLOP/s (the flop model of docs/separation.md section 10) and the
 # fraction of the measured FP64 peak (bench/fma_peak, per core x threads),
 # and each path's speed-up over the scalar reference.
 #
@@ -15,7 +15,7 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 app=$(readlink -f "${ORR_APP:-$here/../../app_cpu/orrery_cpu}")
 data=$(readlink -f "${ORR_DATA:-$here/../../tests/data/milkyway}")
-peak_prog=${ORR_FMA_PEAK:-$here/fma_peak}
+peak_prog=${ORR_FMA_PEAK:-$here/../fma_peak}
 threads=${1:-$(nproc)}
 grids=${BENCH_GRIDS:-small11 medium}
 paths=${BENCH_PATHS:-scalar sse2 avx2 avx512}
@@ -35,7 +35,7 @@ echo "# app: $app; threads: 1 and $threads; measured peak $peak GFLOP/s per core
 printf '%-8s %-7s %7s %9s %11s %9s %8s %9s %9s\n' grid path threads seconds "cells/s" "GFLOP/s" \
     "of peak" "x scalar" "x 1 thr"
 
-# The spec's model: integral f (4 + 2 ns + convolve (56 + 58 ns)) 1e6 with
+# The model of docs/separation.md: integral f (4 + 2 ns + convolve (56 + 58 ns)) 1e6 with
 # f = (r/100)(mu/100)(nu/100), plus stars (convolve (100 + 58 ns) + 251 + 12 ns + 54).
 model_flops() { # r mu nu
     awk -v r="$1" -v mu="$2" -v nu="$3" -v n="$nstars" 'BEGIN {

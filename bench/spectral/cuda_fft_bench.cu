@@ -9,7 +9,7 @@
  * fraction of a device-to-device copy measured here, nominal GFLOP/s
  * (5 N log2 N complex, 2.5 N log2 N real kinds), cuFFT time / ours, and
  * the relative L2 error of the first and last transform against the
- * long-double reference (spec_ref_*) in eps log2 N; apart, as the spec
+ * long-double reference (spec_ref_*) in eps log2 N; apart, as docs/spectral.md
  * asks, the time with the transfers (input to the device, ours, output
  * back; median of 5). Outputs are poisoned (NaN) before each kernel.
  * Prints a markdown table, one row a kind, precision and N.
@@ -156,7 +156,7 @@ static void bench_one(int kind, int n, const tables<T> &tb, T *h_in, T *h_out, v
     CHECK(cudaMemcpy(d_in, h_in, in_bytes, cudaMemcpyHostToDevice));
     CHECK(cudaMemset(d_out, 0xff, out_bytes));   /* poison: NaNs */
     const float ms = median_ms(20, run);
-    /* the spec's transfer-inclusive time, apart: the input to the device,
+    /* the transfer-inclusive time of docs/spectral.md, apart: the input to the device,
      * the transform, the output back (the bench's pageable host buffers) */
     const float ms_transfers = median_ms(5, [&] {
         cudaMemcpy(d_in, h_in, in_bytes, cudaMemcpyHostToDevice);

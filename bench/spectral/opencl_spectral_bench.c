@@ -17,6 +17,7 @@
 #include <time.h>
 #include <vkFFT.h>
 
+#include "../../app_opencl/device_opencl.h"
 #include "../../app_opencl/spectral/spectral_host.h"
 
 static double now(void)
@@ -141,84 +142,115 @@ static double rel_diff(const void *a, const void *b, size_t count, int f32)
     return (double)sqrtl(num / (den > 0 ? den : 1));
 }
 
-/* One kind, size and precision: both libraries, one line. */
-static int bench_case(bench *b, spec_kind kind, spec_precision p, int n, long points)
+/* One case's sizes and buffers. VkFFT's plan keeps the addresses of vk and
+ * vk_bytes, so they live here, as long as the plan. */
+typedef struct {
+    int n, batch, f32, r2c;
+    size_t es, in_reals, out_reals, vk_reals;
+    void *host, *got_ours, *got_vk;
+    cl_mem in, out, vk;
+    uint64_t vk_bytes;
+} bench_data;
+
+/* The sizes of n-point transforms in a batch of about points, and the
+ * host's buffers with the input (the same values every run). */
+static int host_setup(bench_data *c, spec_kind kind, spec_precision p, int n, long points)
 {
-    const int f32 = p == SPEC_F32;
-    const size_t es = f32 ? 4 : 8;
-    const int batch = (int)(points / n > 0 ? points / n : 1);
-    const int r2c = kind == SPEC_R2C;
-    const size_t in_reals = (size_t)batch * (r2c ? n : 2 * n);
-    const size_t out_reals = (size_t)batch * (r2c ? 2 * (n / 2 + 1) : 2 * n);
+    c->n = n;
+    c->f32 = p == SPEC_F32;
+    c->es = c->f32 ? 4 : 8;
+    c->batch = (int)(points / n > 0 ? points / n : 1);
+    c->r2c = kind == SPEC_R2C;
+    c->in_reals = (size_t)c->batch * (c->r2c ? n : 2 * n);
+    c->out_reals = (size_t)c->batch * (c->r2c ? 2 * (n / 2 + 1) : 2 * n);
     /* VkFFT's R2C works in place on rows padded to n/2 + 1 complex */
-    const size_t vk_reals = r2c ? out_reals : in_reals;
-    void *host = malloc(in_reals * es), *got_ours = malloc(out_reals * es),
-         *got_vk = malloc(vk_reals * es);
-    if (!host || !got_ours || !got_vk) {
+    c->vk_reals = c->r2c ? c->out_reals : c->in_reals;
+    c->host = malloc(c->in_reals * c->es);
+    c->got_ours = malloc(c->out_reals * c->es);
+    c->got_vk = malloc(c->vk_reals * c->es);
+    if (!c->host || !c->got_ours || !c->got_vk) {
         fprintf(stderr, "out of host memory\n");
         return 1;
     }
     srand(12345);
-    for (size_t i = 0; i < in_reals; i++) {
+    for (size_t i = 0; i < c->in_reals; i++) {
         const double v = 2.0 * rand() / RAND_MAX - 1;
-        if (f32)
-            ((float *)host)[i] = (float)v;
+        if (c->f32)
+            ((float *)c->host)[i] = (float)v;
         else
-            ((double *)host)[i] = v;
+            ((double *)c->host)[i] = v;
     }
+    return 0;
+}
+
+/* The device's buffers: ours in and out, and VkFFT's with the same input
+ * values (R2C rows padded). */
+static int device_setup(bench *b, bench_data *c)
+{
+    const size_t es = c->es;
     cl_int e1, e2, e3;
-    cl_mem in = clCreateBuffer(b->context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, in_reals * es,
-                               host, &e1);
-    cl_mem out = clCreateBuffer(b->context, CL_MEM_READ_WRITE, out_reals * es, NULL, &e2);
-    cl_mem vk = clCreateBuffer(b->context, CL_MEM_READ_WRITE, vk_reals * es, NULL, &e3);
+    c->in = clCreateBuffer(b->context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, c->in_reals * es,
+                           c->host, &e1);
+    c->out = clCreateBuffer(b->context, CL_MEM_READ_WRITE, c->out_reals * es, NULL, &e2);
+    c->vk = clCreateBuffer(b->context, CL_MEM_READ_WRITE, c->vk_reals * es, NULL, &e3);
     if (e1 != CL_SUCCESS || e2 != CL_SUCCESS || e3 != CL_SUCCESS) {
-        fprintf(stderr, "allocating %zu MB on the device failed\n", (in_reals + out_reals + vk_reals) * es >> 20);
+        fprintf(stderr, "allocating %zu MB on the device failed\n",
+                (c->in_reals + c->out_reals + c->vk_reals) * es >> 20);
         return 1;
     }
-    /* VkFFT's input: the same values, R2C rows padded */
-    if (r2c)
-        for (int t = 0; t < batch; t++)
-            clEnqueueWriteBuffer(b->queue, vk, CL_TRUE, (size_t)t * 2 * (n / 2 + 1) * es, n * es,
-                                 (char *)host + (size_t)t * n * es, 0, NULL, NULL);
+    if (c->r2c)
+        for (int t = 0; t < c->batch; t++)
+            clEnqueueWriteBuffer(b->queue, c->vk, CL_TRUE, (size_t)t * 2 * (c->n / 2 + 1) * es,
+                                 c->n * es, (char *)c->host + (size_t)t * c->n * es, 0, NULL, NULL);
     else
-        clEnqueueWriteBuffer(b->queue, vk, CL_TRUE, 0, in_reals * es, host, 0, NULL, NULL);
+        clEnqueueWriteBuffer(b->queue, c->vk, CL_TRUE, 0, c->in_reals * es, c->host, 0, NULL, NULL);
+    return 0;
+}
 
-    ours_call oc = {b, {kind, p, n, 0, batch, 0, 1, 0, 0}, in, out};
-    vk_call vc;
-    memset(&vc, 0, sizeof vc);
+/* VkFFT's plan for the case, in place on c->vk. */
+static VkFFTResult vk_setup(bench *b, bench_data *c, vk_call *vc)
+{
+    memset(vc, 0, sizeof *vc);
     VkFFTConfiguration conf;
     memset(&conf, 0, sizeof conf);
-    uint64_t vk_bytes = vk_reals * es;
+    c->vk_bytes = c->vk_reals * c->es;
     conf.FFTdim = 1;
-    conf.size[0] = (uint64_t)n;
-    conf.numberBatches = (uint64_t)batch;
-    conf.doublePrecision = f32 ? 0 : 1;
-    conf.performR2C = r2c ? 1 : 0;
+    conf.size[0] = (uint64_t)c->n;
+    conf.numberBatches = (uint64_t)c->batch;
+    conf.doublePrecision = c->f32 ? 0 : 1;
+    conf.performR2C = c->r2c ? 1 : 0;
     conf.device = &b->device;
     conf.context = &b->context;
     conf.platform = &b->platform;
-    conf.buffer = &vk;
-    conf.bufferSize = &vk_bytes;
-    const VkFFTResult vr = initializeVkFFT(&vc.app, conf);
-    vc.launch.commandQueue = &b->queue;
-    vc.launch.buffer = &vk;
+    conf.buffer = &c->vk;
+    conf.bufferSize = &c->vk_bytes;
+    const VkFFTResult vr = initializeVkFFT(&vc->app, conf);
+    vc->launch.commandQueue = &b->queue;
+    vc->launch.buffer = &c->vk;
+    return vr;
+}
 
-    /* correctness first: one run each from the same input */
-    double diff = NAN;
-    int ok = run_ours(&oc) == 0;
-    if (ok)
-        ok = clEnqueueReadBuffer(b->queue, out, CL_TRUE, 0, out_reals * es, got_ours, 0, NULL,
-                                 NULL) == CL_SUCCESS;
-    const int vk_ok = vr == VKFFT_SUCCESS && run_vkfft(&vc) == 0 &&
-                      clEnqueueReadBuffer(b->queue, vk, CL_TRUE, 0, vk_reals * es, got_vk, 0,
-                                          NULL, NULL) == CL_SUCCESS;
-    if (ok && vk_ok)
-        diff = rel_diff(got_ours, got_vk, out_reals, f32);
-    const double t_ours = ok ? time_median(b, run_ours, &oc) : -1;
-    const double t_vk = vk_ok ? time_median(b, run_vkfft, &vc) : -1;
-    const double bytes = (double)(in_reals + out_reals) * es;
-    const double flops = (r2c ? 2.5 : 5.0) * n * log2(n) * batch;
-    printf("%-4s %s %5d x %-7d", r2c ? "r2c" : "c2c", f32 ? "f32" : "f64", n, batch);
+/* One run of each from the same input: *ok, *vk_ok whether each ran; the
+ * relative difference of their results (NAN unless both did). */
+static double check_both(bench *b, bench_data *c, ours_call *oc, vk_call *vc, VkFFTResult vr,
+                         int *ok, int *vk_ok)
+{
+    *ok = run_ours(oc) == 0;
+    if (*ok)
+        *ok = clEnqueueReadBuffer(b->queue, c->out, CL_TRUE, 0, c->out_reals * c->es, c->got_ours,
+                                  0, NULL, NULL) == CL_SUCCESS;
+    *vk_ok = vr == VKFFT_SUCCESS && run_vkfft(vc) == 0 &&
+             clEnqueueReadBuffer(b->queue, c->vk, CL_TRUE, 0, c->vk_reals * c->es, c->got_vk, 0,
+                                 NULL, NULL) == CL_SUCCESS;
+    return *ok && *vk_ok ? rel_diff(c->got_ours, c->got_vk, c->out_reals, c->f32) : NAN;
+}
+
+static void print_case(const bench_data *c, double t_ours, double t_vk, VkFFTResult vr,
+                       double diff)
+{
+    const double bytes = (double)(c->in_reals + c->out_reals) * c->es;
+    const double flops = (c->r2c ? 2.5 : 5.0) * c->n * log2(c->n) * c->batch;
+    printf("%-4s %s %5d x %-7d", c->r2c ? "r2c" : "c2c", c->f32 ? "f32" : "f64", c->n, c->batch);
     if (t_ours > 0)
         printf("  ours %9.3f ms %7.2f GB/s %8.2f GFLOP/s", t_ours * 1e3, bytes / t_ours * 1e-9,
                flops / t_ours * 1e-9);
@@ -231,14 +263,35 @@ static int bench_case(bench *b, spec_kind kind, spec_precision p, int n, long po
         printf("  VkFFT failed (%d)", (int)vr);
     printf("  diff %.1e\n", diff);
     fflush(stdout);
+}
+
+static void free_case(bench_data *c)
+{
+    clReleaseMemObject(c->in);
+    clReleaseMemObject(c->out);
+    clReleaseMemObject(c->vk);
+    free(c->host);
+    free(c->got_ours);
+    free(c->got_vk);
+}
+
+/* One kind, size and precision: both libraries, one line. */
+static int bench_case(bench *b, spec_kind kind, spec_precision p, int n, long points)
+{
+    bench_data c;
+    if (host_setup(&c, kind, p, n, points) != 0 || device_setup(b, &c) != 0)
+        return 1;
+    ours_call oc = {b, {kind, p, n, 0, c.batch, 0, 1, 0, 0}, c.in, c.out};
+    vk_call vc;
+    const VkFFTResult vr = vk_setup(b, &c, &vc);
+    int ok, vk_ok;
+    const double diff = check_both(b, &c, &oc, &vc, vr, &ok, &vk_ok);
+    const double t_ours = ok ? time_median(b, run_ours, &oc) : -1;
+    const double t_vk = vk_ok ? time_median(b, run_vkfft, &vc) : -1;
+    print_case(&c, t_ours, t_vk, vr, diff);
     if (vr == VKFFT_SUCCESS)
         deleteVkFFT(&vc.app);
-    clReleaseMemObject(in);
-    clReleaseMemObject(out);
-    clReleaseMemObject(vk);
-    free(host);
-    free(got_ours);
-    free(got_vk);
+    free_case(&c);
     return t_ours > 0 ? 0 : 1;
 }
 
@@ -261,7 +314,13 @@ int main(void)
         fprintf(stderr, "opencl_spectral_bench: %s\n", cl_error_name(e));
         return 1;
     }
-    b.sp = ocl_spectral_new(b.context, b.device, b.queue);
+    orr_device dev;
+    orr_error err;
+    if (orr_opencl_device_wrap(b.context, b.device, b.queue, &dev, &err) != ORR_OK ||
+        !(b.sp = ocl_spectral_new(&dev))) {
+        fprintf(stderr, "opencl_spectral_bench: out of memory\n");
+        return 1;
+    }
     char name[256] = "", version[256] = "";
     clGetDeviceInfo(b.device, CL_DEVICE_NAME, sizeof name - 1, name, NULL);
     clGetDeviceInfo(b.device, CL_DRIVER_VERSION, sizeof version - 1, version, NULL);
@@ -277,6 +336,7 @@ int main(void)
                 failures += bench_case(&b, k ? SPEC_R2C : SPEC_C2C, (spec_precision)p, sizes[i],
                                        points);
     ocl_spectral_free(b.sp);
+    free(dev.handle);   /* the wrapper only; the context and queue are ours */
     clReleaseCommandQueue(b.queue);
     clReleaseContext(b.context);
     return failures ? 1 : 0;

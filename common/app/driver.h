@@ -1,7 +1,7 @@
 /* The driver: every app's main() is one call to orr_main with its backend.
- * It owns the command line (one place for all kinds), the runtime's start
- * and end, and the mapping from status codes to exit codes and BOINC
- * outcomes. */
+ * It owns the command line (one parser for every kind of the registry,
+ * kinds.c), the runtime's start and end, and the mapping from status codes
+ * to exit codes and BOINC outcomes. */
 #ifndef ORRERY_DRIVER_H
 #define ORRERY_DRIVER_H
 

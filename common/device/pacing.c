@@ -1,5 +1,5 @@
-/* Launch pacing and host-cost accounting for the GPU backends (gpu.h). */
-#include "device/gpu.h"
+/* Launch pacing and host-cost accounting for the GPU backends (device.h). */
+#include "device/device.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,6 +7,13 @@
 #include <time.h>
 
 #include "runtime/runtime.h"
+
+/* One launch's start, for its timing and the host's CPU time. */
+typedef struct {
+    double wall0, cpu0;
+} orr_gpu_span;
+static void orr_gpu_pacer_begin(orr_gpu_pacer *p, orr_gpu_span *span);
+static void orr_gpu_pacer_end(orr_gpu_pacer *p, const orr_gpu_span *span, int chunks);
 
 double orr_process_cpu_seconds(void)
 {
@@ -70,7 +77,9 @@ orr_status orr_gpu_run_chunks(orr_gpu_pacer *p, int count, orr_gpu_launch_fn lau
         const int n = orr_gpu_pacer_next(p, count - done);
         orr_gpu_span span;
         orr_gpu_pacer_begin(p, &span);
+        orr_runtime_begin_critical();   /* a launch and its read-back: one unit */
         st = launch(ctx, done, n, err);
+        orr_runtime_end_critical();
         orr_gpu_pacer_end(p, &span, n);
         done += n;
         if (st == ORR_OK && done < count && orr_runtime_quit_requested())
@@ -85,14 +94,14 @@ int orr_gpu_pacer_next(const orr_gpu_pacer *p, int remaining)
     return remaining < n ? remaining : n;
 }
 
-void orr_gpu_pacer_begin(orr_gpu_pacer *p, orr_gpu_span *span)
+static void orr_gpu_pacer_begin(orr_gpu_pacer *p, orr_gpu_span *span)
 {
     (void)p;
     span->wall0 = orr_runtime_seconds();
     span->cpu0 = orr_process_cpu_seconds();
 }
 
-void orr_gpu_pacer_end(orr_gpu_pacer *p, const orr_gpu_span *span, int chunks)
+static void orr_gpu_pacer_end(orr_gpu_pacer *p, const orr_gpu_span *span, int chunks)
 {
     const double spent = orr_runtime_seconds() - span->wall0;
     p->wall_s += spent;
@@ -122,7 +131,7 @@ double orr_gpu_pacer_expected_s(const orr_gpu_pacer *p, int chunks)
     return p->s_per_chunk * chunks;
 }
 
-void orr_gpu_pacer_report(const orr_gpu_pacer *p, const char *backend)
+void orr_gpu_pacer_report(const orr_gpu_pacer *p, const char *what)
 {
     if (p->launches == 0)
         return;
@@ -131,8 +140,8 @@ void orr_gpu_pacer_report(const orr_gpu_pacer *p, const char *backend)
         snprintf(mode, sizeof mode, "non-responsive");
     else
         snprintf(mode, sizeof mode, "%.0f/s target", 1.0 / p->target_s);
-    orr_log("%s integrals: %ld launches (%s), %.3f s on the device, host CPU %.3f s "
+    orr_log("%s: %ld launches (%s), %.3f s on the device, host CPU %.3f s "
             "(%.1f%% of a core)",
-            backend, p->launches, mode, p->wall_s, p->cpu_s,
+            what, p->launches, mode, p->wall_s, p->cpu_s,
             p->wall_s > 0 ? 100.0 * p->cpu_s / p->wall_s : 0.0);
 }

@@ -55,95 +55,121 @@ static const char *dict_value(const char *h, const char *key)
     return p;
 }
 
+/* The magic, the version (1.0 only) and the header's length. */
+static orr_status read_preamble(FILE *f, const char *path, size_t *hlen, orr_error *err)
+{
+    unsigned char pre[10];
+    if (fread(pre, 1, 10, f) != 10 || memcmp(pre, "\x93NUMPY", 6) != 0)
+        return orr_fail(err, ORR_ERR_PARSE, "%s: not a .npy file (no \\x93NUMPY magic)", path);
+    if (pre[6] != 1)
+        return orr_fail(err, ORR_ERR_INPUT, "%s: .npy format version %d.%d (1.0 is read)", path,
+                        pre[6], pre[7]);
+    *hlen = pre[8] | (size_t)pre[9] << 8;
+    return ORR_OK;
+}
+
+static orr_status parse_descr(const char *h, const char *path, orr_npy *out, orr_error *err)
+{
+    const char *v = dict_value(h, "descr");
+    if (!v)
+        return orr_fail(err, ORR_ERR_INPUT, "%s: header: no 'descr'", path);
+    int found = -1;
+    for (int t = 0; t < 4; t++) {
+        char want[16];
+        snprintf(want, sizeof want, "'%s'", dtypes[t].descr);
+        if (strncmp(v, want, strlen(want)) == 0)
+            found = t;
+    }
+    if (found < 0) {
+        char got[24] = "";
+        sscanf(v, "%23[^,}]", got);
+        return orr_fail(err, ORR_ERR_INPUT,
+                        "%s: header field 'descr': %s (expected float32, float64, complex64 or "
+                        "complex128, little-endian: '<f4', '<f8', '<c8', '<c16')",
+                        path, got);
+    }
+    out->dtype = (orr_npy_dtype)found;
+    return ORR_OK;
+}
+
+/* The shape tuple, "(3, 4)" or "(3,)": up to 4 dimensions, at least one. */
+static orr_status parse_shape(const char *h, const char *path, orr_npy *out, orr_error *err)
+{
+    const char *v = dict_value(h, "shape");
+    if (!v || *v != '(')
+        return orr_fail(err, ORR_ERR_INPUT, "%s: header field 'shape' missing or not a tuple", path);
+    v++;
+    out->count = 1;
+    while (*v && *v != ')') {
+        while (*v == ' ' || *v == ',')
+            v++;
+        if (*v == ')')
+            break;
+        char *end;
+        long n = strtol(v, &end, 10);
+        if (end == v || n < 0 || out->ndim >= 4)
+            return orr_fail(err, ORR_ERR_INPUT, "%s: header field 'shape': %s", path,
+                            out->ndim >= 4 ? "more than 4 dimensions" : "not whole numbers");
+        out->shape[out->ndim++] = n;
+        out->count *= (size_t)n;
+        v = end;
+    }
+    if (out->ndim == 0)
+        return orr_fail(err, ORR_ERR_INPUT, "%s: header field 'shape': a scalar, not an array", path);
+    return ORR_OK;
+}
+
+/* The header dict of hlen bytes: dtype, C order and shape into out. */
+static orr_status read_header(FILE *f, const char *path, size_t hlen, orr_npy *out, orr_error *err)
+{
+    char *h = malloc(hlen + 1);
+    if (!h)
+        return orr_fail(err, ORR_ERR_NOMEM, "out of memory");
+    orr_status st = ORR_OK;
+    if (fread(h, 1, hlen, f) != hlen)
+        st = orr_fail(err, ORR_ERR_PARSE, "%s: header truncated", path);
+    h[hlen] = '\0';
+    if (st == ORR_OK)
+        st = parse_descr(h, path, out, err);
+    const char *v;
+    if (st == ORR_OK && (!(v = dict_value(h, "fortran_order")) || strncmp(v, "False", 5) != 0))
+        st = orr_fail(err, ORR_ERR_INPUT, "%s: header field 'fortran_order': only C order (False) is read",
+                      path);
+    if (st == ORR_OK)
+        st = parse_shape(h, path, out, err);
+    free(h);
+    return st;
+}
+
+/* The data, exactly as many bytes as the shape says. */
+static orr_status read_data(FILE *f, const char *path, orr_npy *out, orr_error *err)
+{
+    const size_t bytes = out->count * dtypes[out->dtype].size;
+    out->data = malloc(bytes ? bytes : 1);
+    if (!out->data)
+        return orr_fail(err, ORR_ERR_NOMEM, "%s: out of memory for %zu bytes", path, bytes);
+    if (fread(out->data, 1, bytes, f) != bytes)
+        return orr_fail(err, ORR_ERR_INPUT, "%s: data truncated (the shape needs %zu bytes)", path,
+                        bytes);
+    if (fgetc(f) != EOF)
+        return orr_fail(err, ORR_ERR_INPUT, "%s: more data than the shape says", path);
+    return ORR_OK;
+}
+
 orr_status orr_npy_read(const char *path, orr_npy *out, orr_error *err)
 {
     memset(out, 0, sizeof *out);
     FILE *f = fopen(path, "rb");
     if (!f)
         return orr_fail(err, ORR_ERR_OPEN, "%s: cannot open: %s", path, strerror(errno));
-    unsigned char pre[10];
-    if (fread(pre, 1, 10, f) != 10 || memcmp(pre, "\x93NUMPY", 6) != 0) {
-        fclose(f);
-        return orr_fail(err, ORR_ERR_PARSE, "%s: not a .npy file (no \\x93NUMPY magic)", path);
-    }
-    if (pre[6] != 1) {
-        fclose(f);
-        return orr_fail(err, ORR_ERR_INPUT, "%s: .npy format version %d.%d (1.0 is read)", path,
-                        pre[6], pre[7]);
-    }
-    const size_t hlen = pre[8] | (size_t)pre[9] << 8;
-    char *h = malloc(hlen + 1);
-    if (!h) {
-        fclose(f);
-        return orr_fail(err, ORR_ERR_NOMEM, "out of memory");
-    }
-    orr_status st = ORR_OK;
-    if (fread(h, 1, hlen, f) != hlen)
-        st = orr_fail(err, ORR_ERR_PARSE, "%s: header truncated", path);
-    h[hlen] = '\0';
-    const char *v;
-    if (st == ORR_OK && !(v = dict_value(h, "descr")))
-        st = orr_fail(err, ORR_ERR_INPUT, "%s: header: no 'descr'", path);
-    if (st == ORR_OK) {
-        int found = -1;
-        for (int t = 0; t < 4; t++) {
-            char want[16];
-            snprintf(want, sizeof want, "'%s'", dtypes[t].descr);
-            if (strncmp(v, want, strlen(want)) == 0)
-                found = t;
-        }
-        if (found < 0) {
-            char got[24] = "";
-            sscanf(v, "%23[^,}]", got);
-            st = orr_fail(err, ORR_ERR_INPUT,
-                          "%s: header field 'descr': %s (expected float32, float64, complex64 or "
-                          "complex128, little-endian: '<f4', '<f8', '<c8', '<c16')",
-                          path, got);
-        } else {
-            out->dtype = (orr_npy_dtype)found;
-        }
-    }
-    if (st == ORR_OK && (!(v = dict_value(h, "fortran_order")) || strncmp(v, "False", 5) != 0))
-        st = orr_fail(err, ORR_ERR_INPUT, "%s: header field 'fortran_order': only C order (False) is read",
-                      path);
-    if (st == ORR_OK && (!(v = dict_value(h, "shape")) || *v != '('))
-        st = orr_fail(err, ORR_ERR_INPUT, "%s: header field 'shape' missing or not a tuple", path);
-    if (st == ORR_OK) {
-        v++;
-        out->count = 1;
-        while (*v && *v != ')') {
-            while (*v == ' ' || *v == ',')
-                v++;
-            if (*v == ')')
-                break;
-            char *end;
-            long n = strtol(v, &end, 10);
-            if (end == v || n < 0 || out->ndim >= 4) {
-                st = orr_fail(err, ORR_ERR_INPUT, "%s: header field 'shape': %s", path,
-                              out->ndim >= 4 ? "more than 4 dimensions" : "not whole numbers");
-                break;
-            }
-            out->shape[out->ndim++] = n;
-            out->count *= (size_t)n;
-            v = end;
-        }
-        if (st == ORR_OK && out->ndim == 0)
-            st = orr_fail(err, ORR_ERR_INPUT, "%s: header field 'shape': a scalar, not an array", path);
-    }
-    free(h);
+    size_t hlen = 0;
+    orr_status st = read_preamble(f, path, &hlen, err);
+    if (st == ORR_OK)
+        st = read_header(f, path, hlen, out, err);
     if (st == ORR_OK && !host_is_little_endian())
         st = orr_fail(err, ORR_ERR_UNSUPPORTED, "%s: this host is big-endian", path);
-    if (st == ORR_OK) {
-        const size_t bytes = out->count * dtypes[out->dtype].size;
-        out->data = malloc(bytes ? bytes : 1);
-        if (!out->data)
-            st = orr_fail(err, ORR_ERR_NOMEM, "%s: out of memory for %zu bytes", path, bytes);
-        else if (fread(out->data, 1, bytes, f) != bytes)
-            st = orr_fail(err, ORR_ERR_INPUT, "%s: data truncated (the shape needs %zu bytes)", path,
-                          bytes);
-        else if (fgetc(f) != EOF)
-            st = orr_fail(err, ORR_ERR_INPUT, "%s: more data than the shape says", path);
-    }
+    if (st == ORR_OK)
+        st = read_data(f, path, out, err);
     fclose(f);
     if (st != ORR_OK)
         orr_npy_free(out);

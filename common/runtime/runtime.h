@@ -1,4 +1,5 @@
-/* The one layer between science code and BOINC. Science code asks it for
+/* The one layer between science code and BOINC. It runs every kind's work
+ * unit through one loop (orr_run_kind), and science code asks it for
  * progress reporting, checkpoint timing, critical sections, quit requests
  * and file names; under BOINC it forwards to the client library (through
  * boinc_shim.cpp), standalone or in a --without-boinc build it does the
@@ -61,5 +62,15 @@ int orr_runtime_finish(int exit_code);
 /* A transient failure (no usable GPU, out of device memory): ask the client
  * to retry later. Standalone it returns exit_code for main to return. */
 int orr_runtime_temporary_exit(int delay_s, const char *reason, int exit_code);
+
+/* Runs a kind's work unit with opts on be through the one loop (run.c):
+ * plan, restore the checkpoint, step with checkpoints, progress and quit
+ * requests between steps, then report once. ORR_QUIT when the client asked
+ * to quit; the checkpoint holds the work done. Call after
+ * orr_runtime_init. */
+struct orr_kind;
+struct orr_backend;
+orr_status orr_run_kind(const struct orr_kind *kind, const void *opts, struct orr_backend *be,
+                        orr_error *err);
 
 #endif

@@ -1,4 +1,4 @@
-/* The flop model of a work unit (spec section 10): what the work generator
+/* The flop model of a work unit (docs/separation.md section 10): what the work generator
  * tells BOINC, so the client can schedule and the server can bound it. */
 #include "separation.h"
 

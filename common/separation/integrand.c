@@ -5,9 +5,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "../backend.h"
 #include "nodes.h"
-
+#include "ops.h"
 
 /* Columns mu_begin..mu_end-1 of row nu_step, every r step, added to p. */
 static void ref_integral_columns(const sep_model_consts *mc, const sep_setup *s, int area,
@@ -29,11 +28,11 @@ static void ref_integral_columns(const sep_model_consts *mc, const sep_setup *s,
     }
 }
 
-static orr_status ref_integral_chunks(orr_backend *be, const sep_model_consts *mc,
+static orr_status ref_integral_chunks(void *state, const sep_model_consts *mc,
                                       const sep_setup *s, int area, int first, int count,
                                       sep_partial *out, orr_error *err)
 {
-    (void)be;
+    (void)state;
     (void)err;
     for (int k = 0; k < count; k++) {
         int nu_step, mu_begin, mu_end;
@@ -44,11 +43,11 @@ static orr_status ref_integral_chunks(orr_backend *be, const sep_model_consts *m
     return ORR_OK;
 }
 
-static orr_status ref_star_probs(orr_backend *be, const sep_model_consts *mc, const sep_setup *s,
+static orr_status ref_star_probs(void *state, const sep_model_consts *mc, const sep_setup *s,
                                  const sep_stars *stars, int begin, int end, double *bg_prob,
                                  double *st_prob, orr_error *err)
 {
-    (void)be;
+    (void)state;
     (void)err;
     double r_point[SEP_MAX_CONVOLVE], qw[SEP_MAX_CONVOLVE], st[SEP_MAX_STREAMS];
     const int ns = mc->n_streams;
@@ -64,18 +63,26 @@ static orr_status ref_star_probs(orr_backend *be, const sep_model_consts *mc, co
     return ORR_OK;
 }
 
-const orr_backend sep_reference_backend = {
-    .name = "CPU",
-    .ctx = 0,
-    .sep_integral_chunks = ref_integral_chunks,
-    .sep_star_probs = ref_star_probs,
+const sep_ops sep_reference_ops = {
+    .min_batch = NULL,
+    .integral_chunks = ref_integral_chunks,
+    .star_probs = ref_star_probs,
 };
 
-orr_status orr_open_reference_backend(const orr_backend_request *req, orr_backend *be,
-                                      orr_error *err)
+orr_status sep_ops_of(orr_backend *be, sep_bound_ops *out, orr_error *err)
 {
-    (void)req;
-    (void)err;
-    *be = sep_reference_backend;
+    const orr_kind_slot *slot;
+    orr_status s = orr_backend_slot(be, SEP_KIND_NAME, &slot, err);
+    if (s != ORR_OK)
+        return s;
+    const sep_ops *ops = slot->ops;
+    out->ops = sep_reference_ops;
+    out->state = slot->state;
+    if (ops && ops->min_batch)
+        out->ops.min_batch = ops->min_batch;
+    if (ops && ops->integral_chunks)
+        out->ops.integral_chunks = ops->integral_chunks;
+    if (ops && ops->star_probs)
+        out->ops.star_probs = ops->star_probs;
     return ORR_OK;
 }

@@ -1,6 +1,6 @@
 /* From per-area sums and per-star probabilities to the reported numbers:
  * wedge minus cuts, then the search, background-only and stream-only
- * likelihoods (spec sections 5 and 6). */
+ * likelihoods (docs/separation.md sections 5 and 6). */
 #include <math.h>
 
 #include "separation.h"

@@ -15,7 +15,7 @@
 #define SEP_MAX_BUNDLE 64
 #define SEP_MAX_SEARCH_PARAMS (SEP_MAX_BUNDLE * (2 + 6 * SEP_MAX_STREAMS))
 
-/* Fixed physical constants (spec section 1). */
+/* Fixed physical constants (docs/separation.md section 1). */
 #define SEP_SUN_R0 8.5
 #define SEP_ABS_MAG 4.2
 #define SEP_STDEV 0.6

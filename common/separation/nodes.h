@@ -1,5 +1,5 @@
 /* The integrand at the convolution nodes of one line of sight: the model's
- * formulas (spec section 4) in upstream's arithmetic order, written once
+ * formulas (docs/separation.md section 4) in upstream's arithmetic order, written once
  * for the C reference, the SIMD kernels' lane-wise fallback, the CUDA
  * kernels (ORR_HD makes them host and device functions under nvcc) and the
  * OpenCL kernels (embedded in their source; ORR_CONSTANT and ORR_GLOBAL

@@ -188,116 +188,152 @@ static orr_status take_axis(cursor *c, const char *name, sep_axis *a)
     return ORR_OK;
 }
 
+/* The take_* steps return at the first failure; sep_params_parse frees the
+ * cursor's lines whatever they return. */
 #define TRY(expr)                      \
     do {                               \
         orr_status s_ = (expr);        \
-        if (s_ != ORR_OK) {            \
-            free(c.lines);             \
+        if (s_ != ORR_OK)              \
             return s_;                 \
-        }                              \
     } while (0)
+
+/* parameters_version (optional), number_parameters and the background
+ * weight; v146 files give the weight a range, which tells the layouts apart. */
+static orr_status take_header(cursor *c, sep_params *p)
+{
+    if (peek_is(c, "parameters_version")) {
+        TRY(take(c, "parameters_version", 1, &p->parameters_version));
+        p->has_version = 1;
+    }
+    int number_parameters;
+    TRY(take_int(c, "number_parameters", 0, 100, &number_parameters));
+    if (number_parameters != 4 && number_parameters != 7)
+        return orr_fail(c->err, ORR_ERR_INPUT,
+                        "%s:%d: key 'number_parameters': expected 4 (alpha, q, r0, delta) or 7 (with the aux terms a, b, c), found %d",
+                        c->path, c->lines[c->pos - 1].line, number_parameters);
+    p->n_bg_params = number_parameters;
+    TRY(take(c, "background_weight", 1, &p->background_weight));
+    if (peek_is(c, "background_weight_step")) {
+        p->has_bg_weight_range = 1;
+        TRY(take(c, "background_weight_step", 1, &p->bg_weight_step));
+        TRY(take(c, "background_weight_min", 1, &p->bg_weight_min));
+        TRY(take(c, "background_weight_max", 1, &p->bg_weight_max));
+        TRY(take_flags(c, "optimize_background_weight", 1, &p->optimize_background_weight));
+    }
+    p->file_model = p->has_bg_weight_range ? SEP_MODEL_V146 : SEP_MODEL_CLASSIC;
+    return ORR_OK;
+}
+
+/* The background's parameters; their steps and bounds are the optimizer's,
+ * checked and dropped. */
+static orr_status take_background(cursor *c, sep_params *p)
+{
+    double v[MAX_VALUES];
+    TRY(take(c, "background_parameters", p->n_bg_params, p->bg));
+    TRY(take(c, "background_step", p->n_bg_params, v));
+    TRY(take(c, "background_min", p->n_bg_params, v));
+    TRY(take(c, "background_max", p->n_bg_params, v));
+    return take_flags(c, "optimize_parameter", p->n_bg_params, p->bg_optimize);
+}
+
+/* One stream's block; steps and bounds dropped as for the background. */
+static orr_status take_stream(cursor *c, sep_stream *st)
+{
+    double v[MAX_VALUES];
+    TRY(take(c, "stream_weight", 1, &st->weight));
+    TRY(take(c, "stream_weight_step", 1, v));
+    TRY(take(c, "stream_weight_min", 1, v));
+    TRY(take(c, "stream_weight_max", 1, v));
+    TRY(take_flags(c, "optimize_weight", 1, &st->optimize_weight));
+    TRY(take(c, "stream_parameters", 5, v));
+    st->mu = v[0];
+    st->r = v[1];
+    st->theta = v[2];
+    st->phi = v[3];
+    st->sigma = v[4];
+    TRY(take(c, "stream_step", 5, v));
+    TRY(take(c, "stream_min", 5, v));
+    TRY(take(c, "stream_max", 5, v));
+    return take_flags(c, "optimize_parameter", 5, st->optimize);
+}
+
+static orr_status take_streams(cursor *c, sep_params *p)
+{
+    double v[MAX_VALUES];
+    TRY(take(c, "number_streams", 2, v));
+    if (v[0] != floor(v[0]) || v[0] < 1 || v[0] > SEP_MAX_STREAMS || v[1] != 5)
+        return orr_fail(c->err, ORR_ERR_INPUT,
+                        "%s:%d: key 'number_streams': expected 'N, 5' with N from 1 to %d, found %g, %g",
+                        c->path, c->lines[c->pos - 1].line, SEP_MAX_STREAMS, v[0], v[1]);
+    p->n_streams = (int)v[0];
+    for (int i = 0; i < p->n_streams; i++)
+        TRY(take_stream(c, &p->streams[i]));
+    return ORR_OK;
+}
+
+/* The integration settings; aux_bg_profile is required above
+ * parameters_version 0.01 and optional before. */
+static orr_status take_settings(cursor *c, sep_params *p)
+{
+    TRY(take_int(c, "convolve", 0, 1 << 20, &p->convolve));
+    TRY(take_int(c, "sgr_coordinates", -1000, 1000, &p->sgr_coordinates));
+    if (peek_is(c, "aux_bg_profile") || (p->has_version && p->parameters_version > 0.01))
+        TRY(take_int(c, "aux_bg_profile", 0, 1, &p->aux_bg_profile));
+    return take_int(c, "wedge", -1000, 1000, &p->wedge);
+}
+
+/* The integration area, then its cuts (the same axes, named r_cut ...). */
+static orr_status take_areas(cursor *c, sep_params *p)
+{
+    TRY(take_axis(c, "r", &p->areas[0].r));
+    TRY(take_axis(c, "mu", &p->areas[0].mu));
+    TRY(take_axis(c, "nu", &p->areas[0].nu));
+    int cuts;
+    TRY(take_int(c, "number_cuts", 0, SEP_MAX_AREAS - 1, &cuts));
+    for (int i = 1; i <= cuts; i++) {
+        TRY(take_axis(c, "r_cut", &p->areas[i].r));
+        TRY(take_axis(c, "mu_cut", &p->areas[i].mu));
+        TRY(take_axis(c, "nu_cut", &p->areas[i].nu));
+    }
+    p->n_areas = 1 + cuts;
+    return ORR_OK;
+}
+
+#undef TRY
+
+static orr_status expect_end(const cursor *c)
+{
+    if (c->pos < c->count) {
+        const key_line *k = &c->lines[c->pos];
+        return orr_fail(c->err, ORR_ERR_PARSE, "%s:%d: unexpected key '%s' after the last cut",
+                        c->path, k->line, k->name);
+    }
+    return ORR_OK;
+}
 
 orr_status sep_params_parse(const char *path, const char *text, size_t len, sep_params *p,
                             orr_error *err)
 {
     cursor c = {path, NULL, 0, 0, 0, err};
-    double v[MAX_VALUES];
     memset(p, 0, sizeof *p);
 
     orr_status s = split_lines(path, text, len, &c, err);
-    if (s != ORR_OK) {
-        free(c.lines);
-        return s;
-    }
-    if (c.count == 0) {
-        free(c.lines);
-        return orr_fail(err, ORR_ERR_PARSE, "%s: empty parameter file", path);
-    }
-
-    if (peek_is(&c, "parameters_version")) {
-        TRY(take(&c, "parameters_version", 1, &p->parameters_version));
-        p->has_version = 1;
-    }
-    int number_parameters;
-    TRY(take_int(&c, "number_parameters", 0, 100, &number_parameters));
-    if (number_parameters != 4 && number_parameters != 7) {
-        int line = c.lines[c.pos - 1].line;
-        free(c.lines);
-        return orr_fail(err, ORR_ERR_INPUT,
-                        "%s:%d: key 'number_parameters': expected 4 (alpha, q, r0, delta) or 7 (with the aux terms a, b, c), found %d",
-                        path, line, number_parameters);
-    }
-    p->n_bg_params = number_parameters;
-    TRY(take(&c, "background_weight", 1, &p->background_weight));
-    if (peek_is(&c, "background_weight_step")) {
-        p->has_bg_weight_range = 1;
-        TRY(take(&c, "background_weight_step", 1, &p->bg_weight_step));
-        TRY(take(&c, "background_weight_min", 1, &p->bg_weight_min));
-        TRY(take(&c, "background_weight_max", 1, &p->bg_weight_max));
-        TRY(take_flags(&c, "optimize_background_weight", 1, &p->optimize_background_weight));
-    }
-    p->file_model = p->has_bg_weight_range ? SEP_MODEL_V146 : SEP_MODEL_CLASSIC;
-
-    TRY(take(&c, "background_parameters", p->n_bg_params, p->bg));
-    TRY(take(&c, "background_step", p->n_bg_params, v));
-    TRY(take(&c, "background_min", p->n_bg_params, v));
-    TRY(take(&c, "background_max", p->n_bg_params, v));
-    TRY(take_flags(&c, "optimize_parameter", p->n_bg_params, p->bg_optimize));
-
-    TRY(take(&c, "number_streams", 2, v));
-    {
-        int line = c.lines[c.pos - 1].line;
-        if (v[0] != floor(v[0]) || v[0] < 1 || v[0] > SEP_MAX_STREAMS || v[1] != 5) {
-            free(c.lines);
-            return orr_fail(err, ORR_ERR_INPUT,
-                            "%s:%d: key 'number_streams': expected 'N, 5' with N from 1 to %d, found %g, %g",
-                            path, line, SEP_MAX_STREAMS, v[0], v[1]);
-        }
-        p->n_streams = (int)v[0];
-    }
-    for (int i = 0; i < p->n_streams; i++) {
-        sep_stream *st = &p->streams[i];
-        TRY(take(&c, "stream_weight", 1, &st->weight));
-        TRY(take(&c, "stream_weight_step", 1, v));
-        TRY(take(&c, "stream_weight_min", 1, v));
-        TRY(take(&c, "stream_weight_max", 1, v));
-        TRY(take_flags(&c, "optimize_weight", 1, &st->optimize_weight));
-        TRY(take(&c, "stream_parameters", 5, v));
-        st->mu = v[0];
-        st->r = v[1];
-        st->theta = v[2];
-        st->phi = v[3];
-        st->sigma = v[4];
-        TRY(take(&c, "stream_step", 5, v));
-        TRY(take(&c, "stream_min", 5, v));
-        TRY(take(&c, "stream_max", 5, v));
-        TRY(take_flags(&c, "optimize_parameter", 5, st->optimize));
-    }
-    TRY(take_int(&c, "convolve", 0, 1 << 20, &p->convolve));
-    TRY(take_int(&c, "sgr_coordinates", -1000, 1000, &p->sgr_coordinates));
-    if (peek_is(&c, "aux_bg_profile") || (p->has_version && p->parameters_version > 0.01))
-        TRY(take_int(&c, "aux_bg_profile", 0, 1, &p->aux_bg_profile));
-    TRY(take_int(&c, "wedge", -1000, 1000, &p->wedge));
-    TRY(take_axis(&c, "r", &p->areas[0].r));
-    TRY(take_axis(&c, "mu", &p->areas[0].mu));
-    TRY(take_axis(&c, "nu", &p->areas[0].nu));
-    int cuts;
-    TRY(take_int(&c, "number_cuts", 0, SEP_MAX_AREAS - 1, &cuts));
-    for (int i = 1; i <= cuts; i++) {
-        TRY(take_axis(&c, "r_cut", &p->areas[i].r));
-        TRY(take_axis(&c, "mu_cut", &p->areas[i].mu));
-        TRY(take_axis(&c, "nu_cut", &p->areas[i].nu));
-    }
-    p->n_areas = 1 + cuts;
-    if (c.pos < c.count) {
-        key_line *k = &c.lines[c.pos];
-        orr_fail(err, ORR_ERR_PARSE, "%s:%d: unexpected key '%s' after the last cut", path, k->line,
-                 k->name);
-        free(c.lines);
-        return ORR_ERR_PARSE;
-    }
+    if (s == ORR_OK && c.count == 0)
+        s = orr_fail(err, ORR_ERR_PARSE, "%s: empty parameter file", path);
+    if (s == ORR_OK)
+        s = take_header(&c, p);
+    if (s == ORR_OK)
+        s = take_background(&c, p);
+    if (s == ORR_OK)
+        s = take_streams(&c, p);
+    if (s == ORR_OK)
+        s = take_settings(&c, p);
+    if (s == ORR_OK)
+        s = take_areas(&c, p);
+    if (s == ORR_OK)
+        s = expect_end(&c);
     free(c.lines);
-    return ORR_OK;
+    return s;
 }
 
 orr_status sep_params_load(const char *path, sep_params *out, orr_error *err)

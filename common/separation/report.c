@@ -1,4 +1,4 @@
-/* The result tags, byte for byte as upstream printed them (spec section 8):
+/* The result tags, byte for byte as upstream printed them (docs/separation.md section 8):
  * upstream's validator and assimilator parse this text. */
 #include "separation.h"
 

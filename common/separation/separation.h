@@ -1,8 +1,8 @@
-/* Separation: the MilkyWay@Home tidal-stream likelihood (specs/separation.md).
+/* Separation: the MilkyWay@Home tidal-stream likelihood (docs/separation.md).
  *
  * Data flows one way: files -> sep_params (plain values, no I/O) -> a
  * bundle member's sep_model_consts and the sep_setup tables -> evaluation by
- * a backend (sep_backend_ops in backend.h) -> sep_result -> report. The
+ * a backend (sep_ops in ops.h) -> sep_result -> report. The
  * parser never allocates device memory and a backend never parses. */
 #ifndef ORRERY_SEPARATION_H
 #define ORRERY_SEPARATION_H
@@ -204,13 +204,13 @@ orr_status sep_likelihood_from_probs(const sep_model_consts *mc, const sep_stars
                                      const double *bg_prob, const double *st_prob,
                                      sep_result *res, FILE *membership, orr_error *err);
 
-/* Exact text of the result tags (spec section 8); member k >= 1 suffixes
+/* Exact text of the result tags (docs/separation.md section 8); member k >= 1 suffixes
  * every tag with k. */
 void sep_report_result(FILE *f, const sep_result *res, int member);
 
-/* ---- running the kind ---- */
-
-struct orr_backend;
+/* ---- running the kind ----
+ * The kind's descriptor (kind.c, registered in app/kinds.c) parses these
+ * from the command line; the runtime's loop runs the work unit. */
 
 typedef struct {
     const char *params_file;       /* logical names, resolved through BOINC */
@@ -223,14 +223,12 @@ typedef struct {
     int np;                        /* -np value, or -1 when not given */
     int n_search;                  /* values after -p */
     const double *search;
-    const char *app_name;
-    const char *platform;
 } sep_run_options;
 
-/* ---- what a work unit costs (spec section 10) ---- */
+/* ---- what a work unit costs (docs/separation.md section 10) ---- */
 
 typedef struct {
-    double integral_flops;     /* one bundle member's integral, the spec's model */
+    double integral_flops;     /* one bundle member's integral, the model of docs/separation.md */
     double likelihood_flops;   /* one member's likelihood */
     double model_flops;        /* (integral + likelihood) x members */
     double fpops_est;          /* BOINC's rsc_fpops_est: (1.7 integral + likelihood) x members */
@@ -251,10 +249,6 @@ typedef struct {
     sep_cost cost;
     double memory_bytes;   /* the CPU app's peak resident size, estimated */
 } sep_work_unit_info;
-
-/* Run a separation work unit end to end; results go to stderr (and the
- * files asked for). */
-orr_status sep_run(const sep_run_options *opt, struct orr_backend *be, orr_error *err);
 
 /* Load and check a work unit without running it (see sep_work_unit_info). */
 orr_status sep_check_work_unit(const sep_run_options *opt, sep_work_unit_info *info,

@@ -230,6 +230,82 @@ static float *float_table(const double *t, long count)
     return f;
 }
 
+/* The kind's twiddle tables; *work: the scratch bytes each thread needs,
+ * *items: what the threads share (groups, images, slices or systems).
+ * 0: out of memory. */
+static int make_tables(spec_plan *p, size_t *work, int *items)
+{
+    const spec_desc *d = &p->d;
+    const size_t rs = d->precision == SPEC_F32 ? sizeof(float) : sizeof(double);
+    const int n = d->n;
+    int ok = 1;
+    *work = 0;
+    *items = d->batch;
+    switch (d->kind) {
+    case SPEC_C2C:
+    case SPEC_R2C:
+    case SPEC_C2R:
+    case SPEC_DHT:
+        ok = (p->tw = spec_root_table(n, n, -1)) != NULL;
+        *work = SPEC_LANES_WORK_REALS(n, p->lanes) * rs;
+        *items = (d->batch + p->lanes - 1) / p->lanes;
+        break;
+    case SPEC_DCT2:
+    case SPEC_DCT3:
+        ok = (p->tw = spec_root_table(n, n, -1)) != NULL && (p->qt = spec_root_table(n, 4 * (long)n, -1)) != NULL;
+        *work = SPEC_LANES_WORK_REALS(n, p->lanes) * rs;
+        *items = (d->batch + p->lanes - 1) / p->lanes;
+        break;
+    case SPEC_FFT2:
+        ok = (p->tw = spec_root_table(d->n2, d->n2, -1)) != NULL &&
+             (p->tw2 = spec_root_table(n, n, -1)) != NULL;
+        *work = SPEC_LANES_WORK_REALS(n > d->n2 ? n : d->n2, p->lanes) * rs;
+        break;
+    case SPEC_CONV2D:
+        ok = (p->tw = spec_root_table(n, n, -1)) != NULL;
+        /* the padded image, then the lane kernels' scratch */
+        *work = round64(2 * (size_t)n * n * rs) + SPEC_LANES_WORK_REALS(n, p->lanes) * rs;
+        break;
+    case SPEC_TRIDIAG:
+        *work = (size_t)n * rs;
+        break;
+    default:
+        break;
+    }
+    return ok;
+}
+
+/* F32 plans: the plan's tables, rounded once more. 0: out of memory. */
+static int make_float_tables(spec_plan *p)
+{
+    int ok = 1;
+    if (p->tw)
+        ok = (p->twf = float_table(p->tw, p->d.kind == SPEC_FFT2 ? p->d.n2 : p->d.n)) != NULL;
+    if (ok && p->tw2)
+        ok = (p->tw2f = float_table(p->tw2, p->d.n)) != NULL;
+    if (ok && p->qt)
+        ok = (p->qtf = float_table(p->qt, p->d.n)) != NULL;
+    return ok;
+}
+
+/* Threads for the plan's items (no more than there are), each with work
+ * bytes of scratch, and the pool of the ones beyond the caller's. */
+static orr_status start_threads(spec_plan *p, size_t work, int items, orr_error *err)
+{
+    const int asked = p->d.threads;
+    p->threads = asked < 1 ? 1 : asked > MAX_THREADS ? MAX_THREADS : asked;
+    if (p->threads > items)
+        p->threads = items;
+    p->work_bytes = round64(work + 64);
+    if (!(p->work = aligned_alloc(64, p->work_bytes * p->threads)))
+        return orr_fail(err, ORR_ERR_NOMEM, "out of memory for a spectral plan");
+    /* zeroed: kernels may keep tables there between runs, tagged (lanes.h) */
+    memset(p->work, 0, p->work_bytes * p->threads);
+    if (p->threads > 1)
+        return orr_pool_create(p->threads, &p->pool, err);
+    return ORR_OK;
+}
+
 orr_status spec_plan_create(const spec_desc *desc, spec_plan **plan, orr_error *err)
 {
     *plan = NULL;
@@ -246,71 +322,19 @@ orr_status spec_plan_create(const spec_desc *desc, spec_plan **plan, orr_error *
     if (p->d.out_dist == 0)
         p->d.out_dist = (ptrdiff_t)spec_out_reals(desc) * p->stride / (is_complex_out(desc->kind) ? 2 : 1);
     const int f32 = desc->precision == SPEC_F32;
-    const size_t rs = f32 ? sizeof(float) : sizeof(double);
     const int lane_n = desc->kind == SPEC_FFT2 && desc->n2 > desc->n ? desc->n2 : desc->n;
     p->isa = isa_for(desc->kind == SPEC_TRIDIAG ? 1 : lane_n, f32);
     p->lanes = f32 ? p->isa->lanes_f32 : p->isa->lanes_f64;
-    const int n = desc->n;
-    size_t work = 0;   /* bytes per thread */
-    int items = desc->batch;   /* what the threads share: groups, images, slices or systems */
-    int ok = 1;
-    switch (desc->kind) {
-    case SPEC_C2C:
-    case SPEC_R2C:
-    case SPEC_C2R:
-    case SPEC_DHT:
-        ok = (p->tw = spec_root_table(n, n, -1)) != NULL;
-        work = SPEC_LANES_WORK_REALS(n, p->lanes) * rs;
-        items = (desc->batch + p->lanes - 1) / p->lanes;
-        break;
-    case SPEC_DCT2:
-    case SPEC_DCT3:
-        ok = (p->tw = spec_root_table(n, n, -1)) != NULL && (p->qt = spec_root_table(n, 4 * (long)n, -1)) != NULL;
-        work = SPEC_LANES_WORK_REALS(n, p->lanes) * rs;
-        items = (desc->batch + p->lanes - 1) / p->lanes;
-        break;
-    case SPEC_FFT2:
-        ok = (p->tw = spec_root_table(desc->n2, desc->n2, -1)) != NULL &&
-             (p->tw2 = spec_root_table(n, n, -1)) != NULL;
-        work = SPEC_LANES_WORK_REALS(n > desc->n2 ? n : desc->n2, p->lanes) * rs;
-        break;
-    case SPEC_CONV2D:
-        ok = (p->tw = spec_root_table(n, n, -1)) != NULL;
-        /* the padded image, then the lane kernels' scratch */
-        work = round64(2 * (size_t)n * n * rs) + SPEC_LANES_WORK_REALS(n, p->lanes) * rs;
-        break;
-    case SPEC_TRIDIAG:
-        work = (size_t)n * rs;
-        break;
-    default:
-        break;
-    }
-    if (ok && f32) {
-        if (p->tw)
-            ok = (p->twf = float_table(p->tw, desc->kind == SPEC_FFT2 ? desc->n2 : n)) != NULL;
-        if (ok && p->tw2)
-            ok = (p->tw2f = float_table(p->tw2, n)) != NULL;
-        if (ok && p->qt)
-            ok = (p->qtf = float_table(p->qt, n)) != NULL;
-    }
-    p->threads = desc->threads < 1 ? 1 : desc->threads > MAX_THREADS ? MAX_THREADS : desc->threads;
-    if (p->threads > items)
-        p->threads = items;
-    p->work_bytes = round64(work + 64);
-    if (ok)
-        ok = (p->work = aligned_alloc(64, p->work_bytes * p->threads)) != NULL;
-    if (!ok) {
+    size_t work;   /* bytes per thread */
+    int items;
+    int ok = make_tables(p, &work, &items);
+    if (ok && f32)
+        ok = make_float_tables(p);
+    s = ok ? start_threads(p, work, items, err)
+           : orr_fail(err, ORR_ERR_NOMEM, "out of memory for a spectral plan");
+    if (s != ORR_OK) {
         spec_plan_destroy(p);
-        return orr_fail(err, ORR_ERR_NOMEM, "out of memory for a spectral plan");
-    }
-    /* zeroed: kernels may keep tables there between runs, tagged (lanes.h) */
-    memset(p->work, 0, p->work_bytes * p->threads);
-    if (p->threads > 1) {
-        const orr_status st = orr_pool_create(p->threads, &p->pool, err);
-        if (st != ORR_OK) {
-            spec_plan_destroy(p);
-            return st;
-        }
+        return s;
     }
     *plan = p;
     return ORR_OK;

@@ -1,4 +1,4 @@
-/* The spectral kernels' reference: the definitions of spec section 1
+/* The spectral kernels' reference: the definitions of docs/spectral.md section 1
  * evaluated directly (O(N^2) sums, the block-Toeplitz sum, Thomas) in long
  * double, with every angle reduced exactly (i k mod N) before its cosine.
  * Slow on purpose: it is what the fast kernels are measured against. */

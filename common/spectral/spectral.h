@@ -1,9 +1,9 @@
-/* Spectral kernels (specs/spectral.md): batched complex FFT, real FFT,
+/* Spectral kernels (docs/spectral.md): batched complex FFT, real FFT,
  * DCT-II/III, DHT, 2D FFT, the EDM convolution and batched tridiagonal
  * solves, behind a plan/execute API: plan once for a size, batch,
  * precision and layout, execute many times, destroy.
  *
- * Conventions (spec section 1): transforms are unnormalised, except that
+ * Conventions (docs/spectral.md section 1): transforms are unnormalised, except that
  * every inverse (C2C inverse, C2R, 2D inverse) carries 1/N as numpy's and
  * FFTW-with-scaling users expect; DCT-III is the DCT-II's inverse up to
  * 2/N. Complex data are interleaved (re, im) pairs of the precision.
@@ -87,7 +87,7 @@ int spec_is_packed(const spec_desc *d);
 void spec_pack_input(const spec_desc *d, const void *in, void *packed);
 void spec_unpack_output(const spec_desc *d, const void *packed, void *out);
 
-/* EDM convolution (spec section 1): for each of batch slices X (M x M
+/* EDM convolution (docs/spectral.md section 1): for each of batch slices X (M x M
  * complex, row-major; the Fourier modes -(M-1)/2..(M-1)/2 in y, then x),
  * Y = Crop_M(IFFT2(S .* FFT2(Pad_mfft(X)))) / mfft^2, where S is an
  * mfft x mfft real array, one for all slices (n_shapes = 1) or one per
@@ -112,12 +112,25 @@ double *spec_root_table(long count, long den, int sign);
 /* ---- the apps' subcommands (tool.c) ---- */
 
 struct orr_backend;
-/* `spectral --op OP [--inverse] FILES...`: .npy in, .npy out, on be's
- * device kernels where it has them (be->spec_run), else on the CPU. */
-orr_status spec_command(int argc, char **argv, struct orr_backend *be, orr_error *err);
+
+#define SPEC_MAX_FILES 8
+
+/* `spectral --op OP [--inverse] [--nthreads N] FILES...`, as the command
+ * line parsed it (kind.c). */
+typedef struct {
+    const char *op;          /* spec_kind_name's names; checked by spec_command */
+    int inverse;
+    int threads;             /* the CPU kernels' threads; 0: every core */
+    int n_files;
+    const char *files[SPEC_MAX_FILES];
+} spec_command_options;
+
+/* .npy in, .npy out, on be's device kernels where it has them (its
+ * spectral ops), else on the CPU (be NULL: the CPU). */
+orr_status spec_command(const spec_command_options *o, struct orr_backend *be, orr_error *err);
 /* Every kernel on fresh random inputs against the reference; one line per
  * kernel and precision on report; with a backend that has device kernels
- * (be->spec_run), those too. Returns the number of failures. */
+ * (its spectral ops), those too. Returns the number of failures. */
 int spec_selftest(FILE *report, struct orr_backend *be, orr_error *err);
 
 /* ---- the FP64 reference (direct sums in long double), for tests and the

@@ -1,7 +1,9 @@
 /* The apps' spectral subcommands: `spectral` transforms .npy files with
  * the kernels, `selftest` runs every kernel on random inputs against the
  * long-double reference and says, per kernel, whether this host computes
- * them right (a project can send it as a check of a volunteer's machine). */
+ * them right (a project can send it as a check of a volunteer's machine).
+ * Their command lines are parsed by the driver's one parser with the
+ * tables in kind.c. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,8 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "backend.h"
 #include "io/io.h"
+#include "ops.h"
 #include "spectral.h"
 
 static orr_status usage_error(orr_error *err, const char *what)
@@ -45,10 +47,10 @@ static orr_status expect(const char *path, const orr_npy *a, int complex, int mi
     return ORR_OK;
 }
 
-/* Runs desc on b: on be's device kernels where it has them, else with a
+/* Runs desc on b: on the device's kernels (dev) where it has them, else with a
  * CPU plan. The CPU plan is made either way: it checks the description,
  * and its message names what does not fit. */
-static orr_status run_desc(orr_backend *be, const spec_desc *d, const spec_buffers *b,
+static orr_status run_desc(const spec_bound_ops *dev, const spec_desc *d, const spec_buffers *b,
                            const char *what, orr_error *err)
 {
     spec_plan *plan = NULL;
@@ -59,12 +61,12 @@ static orr_status run_desc(orr_backend *be, const spec_desc *d, const spec_buffe
         orr_fail(err, s, "%s: shape does not fit: %s", what, inner);
     }
     if (s == ORR_OK)
-        s = be && be->spec_run ? be->spec_run(be, d, b, err) : spec_run(plan, b, err);
+        s = dev ? dev->ops.run(dev->state, d, b, err) : spec_run(plan, b, err);
     spec_plan_destroy(plan);
     return s;
 }
 
-static orr_status run_1d(orr_backend *be, spec_kind kind, int inverse, int threads,
+static orr_status run_1d(const spec_bound_ops *dev, spec_kind kind, int inverse, int threads,
                          const char *in_path, const char *out_path, orr_error *err)
 {
     orr_npy a;
@@ -100,7 +102,7 @@ static orr_status run_1d(orr_backend *be, spec_kind kind, int inverse, int threa
         s = orr_fail(err, ORR_ERR_NOMEM, "out of memory");
     if (s == ORR_OK) {
         const spec_buffers b = {.in = a.data, .out = out};
-        s = run_desc(be, &d, &b, in_path, err);
+        s = run_desc(dev, &d, &b, in_path, err);
     }
     if (s == ORR_OK)
         s = orr_npy_write(out_path, dtype_of(d.precision, cout), out_dim, out_shape, out, err);
@@ -109,7 +111,7 @@ static orr_status run_1d(orr_backend *be, spec_kind kind, int inverse, int threa
     return s;
 }
 
-static orr_status run_conv2d(orr_backend *be, int threads, const char *x_path, const char *s_path, const char *out_path,
+static orr_status run_conv2d(const spec_bound_ops *dev, int threads, const char *x_path, const char *s_path, const char *out_path,
                              orr_error *err)
 {
     orr_npy x, sh;
@@ -141,7 +143,7 @@ static orr_status run_conv2d(orr_backend *be, int threads, const char *x_path, c
         s = orr_fail(err, ORR_ERR_NOMEM, "out of memory");
     if (s == ORR_OK) {
         const spec_buffers b = {.in = x.data, .out = out, .shapes = sh.data, .n_shapes = n_shapes};
-        s = run_desc(be, &d, &b, NULL, err);
+        s = run_desc(dev, &d, &b, NULL, err);
     }
     if (s == ORR_OK)
         s = orr_npy_write(out_path, x.dtype, x.ndim, x.shape, out, err);
@@ -151,7 +153,7 @@ static orr_status run_conv2d(orr_backend *be, int threads, const char *x_path, c
     return s;
 }
 
-static orr_status run_tridiag(orr_backend *be, int threads, char **paths, const char *out_path, orr_error *err)
+static orr_status run_tridiag(const spec_bound_ops *dev, int threads, const char *const *paths, const char *out_path, orr_error *err)
 {
     orr_npy a[4];
     int loaded = 0;
@@ -173,7 +175,7 @@ static orr_status run_tridiag(orr_backend *be, int threads, char **paths, const 
         d.n = (int)a[0].shape[a[0].ndim - 1];
         d.batch = a[0].ndim == 2 ? (int)a[0].shape[0] : 1;
         const spec_buffers b = {.out = a[3].data, .dl = a[0].data, .d = a[1].data, .du = a[2].data};
-        s = run_desc(be, &d, &b, NULL, err);
+        s = run_desc(dev, &d, &b, NULL, err);
     }
     if (s == ORR_OK)
         s = orr_npy_write(out_path, a[3].dtype, a[3].ndim, a[3].shape, a[3].data, err);
@@ -182,52 +184,61 @@ static orr_status run_tridiag(orr_backend *be, int threads, char **paths, const 
     return s;
 }
 
-orr_status spec_command(int argc, char **argv, orr_backend *be, orr_error *err)
+orr_status spec_ops_of(orr_backend *be, spec_bound_ops *out, orr_error *err)
 {
-    const char *op = NULL;
-    int inverse = 0;
+    const orr_kind_slot *slot;
+    orr_status s = orr_backend_slot(be, SPEC_KIND_NAME, &slot, err);
+    if (s != ORR_OK)
+        return s;
+    memset(out, 0, sizeof *out);
+    if (slot->ops)
+        out->ops = *(const spec_ops *)slot->ops;
+    out->state = slot->state;
+    return ORR_OK;
+}
+
+/* The backend's device kernels, or NULL where it has none (the CPU's). */
+static const spec_bound_ops *device_of(orr_backend *be, spec_bound_ops *bound, orr_error *err,
+                                       orr_status *s)
+{
+    *s = ORR_OK;
+    if (!be)
+        return NULL;
+    *s = spec_ops_of(be, bound, err);
+    return *s == ORR_OK && bound->ops.run ? bound : NULL;
+}
+
+orr_status spec_command(const spec_command_options *o, orr_backend *be, orr_error *err)
+{
+    const char *op = o->op;
+    const int inverse = o->inverse;
     /* the CPU kernels' threads: every core by default, as for separation
      * run by hand (results do not depend on the count) */
     const long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    int threads = cores > 0 ? (int)cores : 1;
-    char *files[8];
-    int n_files = 0;
-    for (int i = 0; i < argc; i++) {
-        if (strcmp(argv[i], "--op") == 0 && i + 1 < argc)
-            op = argv[++i];
-        else if (strncmp(argv[i], "--op=", 5) == 0)
-            op = argv[i] + 5;
-        else if (strcmp(argv[i], "--inverse") == 0)
-            inverse = 1;
-        else if ((strcmp(argv[i], "--nthreads") == 0 || strcmp(argv[i], "--threads") == 0) &&
-                 i + 1 < argc) {
-            char *end;
-            const long t = strtol(argv[++i], &end, 10);
-            if (*end != '\0' || t < 1 || t > 1024)
-                return usage_error(err, "spectral: --nthreads takes a whole number from 1 to 1024");
-            threads = (int)t;
-        }
-        else if (argv[i][0] == '-' && argv[i][1] != '\0')
-            return usage_error(err, "spectral: unknown option");
-        else if (n_files < 8)
-            files[n_files++] = argv[i];
-    }
+    const int threads = o->threads > 0 ? o->threads : cores > 0 ? (int)cores : 1;
+    const char *const *files = o->files;
+    const int n_files = o->n_files;
     if (!op)
         return usage_error(err, "spectral: --op is required");
+    spec_bound_ops bound;
+    orr_status ds;
+    const spec_bound_ops *dev = device_of(be, &bound, err, &ds);
+    if (ds != ORR_OK)
+        return ds;
     const int kind = spec_kind_from_name(op);
     if (kind < 0)
         return usage_error(err, "spectral: unknown --op");
     if (kind == SPEC_CONV2D)
-        return n_files == 3 ? run_conv2d(be, threads, files[0], files[1], files[2], err)
+        return n_files == 3 ? run_conv2d(dev, threads, files[0], files[1], files[2], err)
                             : usage_error(err, "spectral conv2d: three files");
     if (kind == SPEC_TRIDIAG)
-        return n_files == 5 ? run_tridiag(be, threads, files, files[4], err)
+        return n_files == 5 ? run_tridiag(dev, threads, files, files[4], err)
                             : usage_error(err, "spectral tridiag: five files");
     if (n_files != 2)
         return usage_error(err, "spectral: an input and an output file");
     if (inverse && kind != SPEC_C2C && kind != SPEC_FFT2)
         return usage_error(err, "spectral: --inverse is for c2c and fft2 (c2r and dct3 are the inverses)");
-    return run_1d(be, (spec_kind)kind, inverse, threads, files[0], files[1], err);
+    return run_1d(dev, (spec_kind)kind, inverse, threads, files[0], files[1], err);
 }
 
 /* ---- selftest ---- */
@@ -248,131 +259,184 @@ typedef struct {
 
 #define SELFTEST_UNSUPPORTED (-1.0)
 
-/* Runs one case on be's device kernels (or the CPU when be is NULL) on
- * fresh random inputs with the output poisoned, and measures the worst
- * transform's relative L2 error against the long-double reference, in
- * units of eps log2 N (the spec's bound is 10). SELFTEST_UNSUPPORTED when
- * the device does not take the case (message in err). */
-static double selftest_one(const selftest_case *c, spec_precision p, orr_backend *be, orr_error *err)
+/* One case's host buffers. in holds the batch's input (TRIDIAG: the three
+ * diagonals and the right-hand sides, nb reals each; CONV2D: then the
+ * shape); x and want hold one transform's input and reference output in
+ * double. */
+typedef struct {
+    spec_desc d;
+    size_t in_r, out_r;   /* reals per transform in and out */
+    size_t nb, shape_r;   /* reals of one input array; of the CONV2D shape */
+    size_t es;            /* bytes per real */
+    void *in, *out;
+    double *x, *want;
+} selftest_buffers;
+
+static double value_at(spec_precision p, const void *buf, size_t i)
 {
-    const spec_kind kind = c->kind;
+    return p == SPEC_F32 ? (double)((const float *)buf)[i] : ((const double *)buf)[i];
+}
+
+static void set_value(spec_precision p, void *buf, size_t i, double v)
+{
+    if (p == SPEC_F32)
+        ((float *)buf)[i] = (float)v;
+    else
+        ((double *)buf)[i] = v;
+}
+
+static int selftest_alloc(const selftest_case *c, spec_precision p, selftest_buffers *b)
+{
     const int n = c->n;
-    spec_desc d = {kind, p, n, c->n2, 3, c->inverse, 1, 0, 0, 1};
-    const size_t in_r = kind == SPEC_TRIDIAG ? (size_t)n : spec_in_reals(&d);
-    const size_t out_r = kind == SPEC_TRIDIAG ? (size_t)n : spec_out_reals(&d);
-    const size_t es = p == SPEC_F32 ? sizeof(float) : sizeof(double);
-    const size_t shape_r = (size_t)n * n;
-    const size_t nb = in_r * d.batch;
-    void *in = malloc(4 * nb * es + shape_r * es), *out = malloc(out_r * d.batch * es);
-    double *x = malloc((in_r * 4 + shape_r) * sizeof *x), *want = malloc(out_r * sizeof *want);
-    double worst = INFINITY;
-    if (!in || !out || !x || !want)
-        goto done;
-    const size_t total_in = 4 * nb + shape_r;
+    const spec_desc d = {c->kind, p, n, c->n2, 3, c->inverse, 1, 0, 0, 1};
+    b->d = d;
+    b->in_r = c->kind == SPEC_TRIDIAG ? (size_t)n : spec_in_reals(&d);
+    b->out_r = c->kind == SPEC_TRIDIAG ? (size_t)n : spec_out_reals(&d);
+    b->es = p == SPEC_F32 ? sizeof(float) : sizeof(double);
+    b->shape_r = (size_t)n * n;
+    b->nb = b->in_r * d.batch;
+    b->in = malloc(4 * b->nb * b->es + b->shape_r * b->es);
+    b->out = malloc(b->out_r * d.batch * b->es);
+    b->x = malloc((b->in_r * 4 + b->shape_r) * sizeof *b->x);
+    b->want = malloc(b->out_r * sizeof *b->want);
+    return b->in && b->out && b->x && b->want;
+}
+
+/* Fresh random inputs (dominant diagonals, a positive shape, a real
+ * signal's spectrum for C2R) and a poisoned output: every output must be
+ * written. */
+static void selftest_fill(const selftest_case *c, selftest_buffers *b)
+{
+    const spec_precision p = b->d.precision;
+    const size_t total_in = 4 * b->nb + b->shape_r;
     for (size_t i = 0; i < total_in; i++) {
         double v = st_uniform();
-        if (kind == SPEC_TRIDIAG && i >= nb && i < 2 * nb)
+        if (c->kind == SPEC_TRIDIAG && i >= b->nb && i < 2 * b->nb)
             v += 3;   /* the diagonal: dominant */
-        if (kind == SPEC_CONV2D && i >= nb)
+        if (c->kind == SPEC_CONV2D && i >= b->nb)
             v += 1.5;   /* S */
-        if (p == SPEC_F32)
-            ((float *)in)[i] = (float)v;
-        else
-            ((double *)in)[i] = v;
+        set_value(p, b->in, i, v);
     }
-    if (kind == SPEC_C2R)   /* a real signal's spectrum: DC and Nyquist bins are real */
-        for (int t = 0; t < d.batch; t++)
-            for (size_t i = 1; i < in_r; i += (size_t)n) {   /* indices 1 and n + 1 */
-                if (p == SPEC_F32)
-                    ((float *)in)[t * in_r + i] = 0;
-                else
-                    ((double *)in)[t * in_r + i] = 0;
-            }
-    for (size_t i = 0; i < out_r * d.batch; i++) {   /* poison: every output must be written */
-        if (p == SPEC_F32)
-            ((float *)out)[i] = NAN;
-        else
-            ((double *)out)[i] = NAN;
+    if (c->kind == SPEC_C2R)   /* a real signal's spectrum: DC and Nyquist bins are real */
+        for (int t = 0; t < b->d.batch; t++)
+            for (size_t i = 1; i < b->in_r; i += (size_t)c->n)   /* indices 1 and n + 1 */
+                set_value(p, b->in, t * b->in_r + i, 0);
+    for (size_t i = 0; i < b->out_r * b->d.batch; i++)
+        set_value(p, b->out, i, NAN);
+}
+
+/* The case's run on dev (NULL: a CPU plan). TRIDIAG is solved in place:
+ * the right-hand sides are copied to out and solved there, so the
+ * reference still sees them in in. */
+static orr_status selftest_run(const selftest_case *c, const spec_bound_ops *dev,
+                               selftest_buffers *b, orr_error *err)
+{
+    char *bytes = b->in;
+    const size_t nbytes = b->nb * b->es;
+    spec_buffers sb = {.in = b->in, .out = b->out};
+    if (c->kind == SPEC_CONV2D) {
+        sb.shapes = bytes + nbytes;
+        sb.n_shapes = 1;
+    } else if (c->kind == SPEC_TRIDIAG) {
+        memcpy(b->out, bytes + 3 * nbytes, nbytes);
+        sb.dl = bytes;
+        sb.d = bytes + nbytes;
+        sb.du = bytes + 2 * nbytes;
     }
-#define AT(buf, i) (p == SPEC_F32 ? (double)((float *)(buf))[i] : ((double *)(buf))[i])
-    char *bytes = in;
-    spec_buffers b = {.in = in, .out = out};
-    if (kind == SPEC_CONV2D) {
-        b.shapes = bytes + nb * es;
-        b.n_shapes = 1;
-    } else if (kind == SPEC_TRIDIAG) {
-        /* solved in place: the right-hand sides are copied to `out` and
-         * solved there, so the reference still sees them in `in` */
-        memcpy(out, bytes + 3 * nb * es, nb * es);
-        b.dl = bytes;
-        b.d = bytes + nb * es;
-        b.du = bytes + 2 * nb * es;
+    return run_desc(dev, &b->d, &sb, NULL, err);
+}
+
+/* The long-double reference of transform t into b->want. */
+static void selftest_reference(const selftest_case *c, selftest_buffers *b, int t)
+{
+    const spec_precision p = b->d.precision;
+    const size_t in_r = b->in_r, nb = b->nb;
+    const int n = c->n;
+    double *x = b->x, *want = b->want;
+    for (size_t i = 0; i < in_r; i++)
+        x[i] = value_at(p, b->in, t * in_r + i);
+    switch (c->kind) {
+    case SPEC_C2C: spec_ref_dft(n, c->inverse, x, want); break;
+    case SPEC_R2C: spec_ref_r2c(n, x, want); break;
+    case SPEC_C2R: spec_ref_c2r(n, x, want); break;
+    case SPEC_DCT2: spec_ref_dct2(n, x, want); break;
+    case SPEC_DCT3: spec_ref_dct3(n, x, want); break;
+    case SPEC_DHT: spec_ref_dht(n, x, want); break;
+    case SPEC_FFT2: spec_ref_fft2(n, c->n2, c->inverse, x, want); break;
+    case SPEC_CONV2D: {
+        double *shape = x + in_r;
+        for (size_t i = 0; i < b->shape_r; i++)
+            shape[i] = value_at(p, b->in, nb + i);
+        spec_ref_conv2d(n, b->d.n2, shape, x, want);
+        break;
     }
-    const orr_status s = run_desc(be, &d, &b, NULL, err);
-    if (s == ORR_ERR_UNSUPPORTED && be) {
-        worst = SELFTEST_UNSUPPORTED;
-        goto done;
-    }
-    if (s != ORR_OK)
-        goto done;
-    worst = 0;
-    for (int t = 0; t < d.batch; t++) {
-        for (size_t i = 0; i < in_r; i++)
-            x[i] = AT(in, t * in_r + i);
-        switch (kind) {
-        case SPEC_C2C: spec_ref_dft(n, c->inverse, x, want); break;
-        case SPEC_R2C: spec_ref_r2c(n, x, want); break;
-        case SPEC_C2R: spec_ref_c2r(n, x, want); break;
-        case SPEC_DCT2: spec_ref_dct2(n, x, want); break;
-        case SPEC_DCT3: spec_ref_dct3(n, x, want); break;
-        case SPEC_DHT: spec_ref_dht(n, x, want); break;
-        case SPEC_FFT2: spec_ref_fft2(n, c->n2, c->inverse, x, want); break;
-        case SPEC_CONV2D: {
-            double *shape = x + in_r;
-            for (size_t i = 0; i < shape_r; i++)
-                shape[i] = AT(in, nb + i);
-            spec_ref_conv2d(n, d.n2, shape, x, want);
-            break;
+    case SPEC_TRIDIAG: {
+        double *dd = x + in_r, *du = dd + in_r, *rhs = du + in_r;
+        for (size_t i = 0; i < in_r; i++) {
+            dd[i] = value_at(p, b->in, nb + t * in_r + i);
+            du[i] = value_at(p, b->in, 2 * nb + t * in_r + i);
+            rhs[i] = value_at(p, b->in, 3 * nb + t * in_r + i);
         }
-        case SPEC_TRIDIAG: {
-            double *dd = x + in_r, *du = dd + in_r, *rhs = du + in_r;
-            for (size_t i = 0; i < in_r; i++) {
-                dd[i] = AT(in, nb + t * in_r + i);
-                du[i] = AT(in, 2 * nb + t * in_r + i);
-                rhs[i] = AT(in, 3 * nb + t * in_r + i);
-            }
-            spec_ref_tridiag(n, x, dd, du, rhs, want);
-            break;
-        }
-        default: break;
-        }
-        long double num = 0, den = 0;
-        for (size_t i = 0; i < out_r; i++) {
-            const double got = AT(out, t * out_r + i);
-            num += ((long double)got - want[i]) * ((long double)got - want[i]);
-            den += (long double)want[i] * want[i];
-        }
-        const double logn = kind == SPEC_FFT2 ? log2(n) + log2(c->n2)
-                            : kind == SPEC_CONV2D ? 2 * log2(n)
-                            : kind == SPEC_TRIDIAG ? 1 : log2(n);
-        double e = (double)sqrtl(num / (den > 0 ? den : 1)) / ((p == SPEC_F32 ? ldexp(1, -24) : ldexp(1, -53)) * logn);
-        if (isnan(e))
-            e = INFINITY;
-        if (e > worst)
-            worst = e;
+        spec_ref_tridiag(n, x, dd, du, rhs, want);
+        break;
     }
-#undef AT
-done:
-    free(in);
-    free(out);
-    free(x);
-    free(want);
+    default: break;
+    }
+}
+
+/* Transform t's relative L2 error in units of eps log2 N (NaN: infinite). */
+static double selftest_error(const selftest_case *c, const selftest_buffers *b, int t)
+{
+    const spec_precision p = b->d.precision;
+    long double num = 0, den = 0;
+    for (size_t i = 0; i < b->out_r; i++) {
+        const double got = value_at(p, b->out, t * b->out_r + i);
+        num += ((long double)got - b->want[i]) * ((long double)got - b->want[i]);
+        den += (long double)b->want[i] * b->want[i];
+    }
+    const int n = c->n;
+    const double logn = c->kind == SPEC_FFT2 ? log2(n) + log2(c->n2)
+                        : c->kind == SPEC_CONV2D ? 2 * log2(n)
+                        : c->kind == SPEC_TRIDIAG ? 1 : log2(n);
+    const double e = (double)sqrtl(num / (den > 0 ? den : 1)) /
+                     ((p == SPEC_F32 ? ldexp(1, -24) : ldexp(1, -53)) * logn);
+    return isnan(e) ? INFINITY : e;
+}
+
+/* Runs one case on the device's kernels (or the CPU when dev is NULL) on
+ * fresh random inputs with the output poisoned, and measures the worst
+ * transform's relative L2 error against the long-double reference, in
+ * units of eps log2 N (docs/spectral.md's bound is 10). SELFTEST_UNSUPPORTED when
+ * the device does not take the case (message in err). */
+static double selftest_one(const selftest_case *c, spec_precision p, const spec_bound_ops *dev,
+                           orr_error *err)
+{
+    selftest_buffers b;
+    double worst = INFINITY;
+    if (selftest_alloc(c, p, &b)) {
+        selftest_fill(c, &b);
+        const orr_status s = selftest_run(c, dev, &b, err);
+        if (s == ORR_ERR_UNSUPPORTED && dev)
+            worst = SELFTEST_UNSUPPORTED;
+        else if (s == ORR_OK)
+            worst = 0;
+        for (int t = 0; s == ORR_OK && t < b.d.batch; t++) {
+            selftest_reference(c, &b, t);
+            const double e = selftest_error(c, &b, t);
+            if (e > worst)
+                worst = e;
+        }
+    }
+    free(b.in);
+    free(b.out);
+    free(b.x);
+    free(b.want);
     return worst;
 }
 
-/* Runs cases in both precisions on be (NULL: the CPU), one line each;
+/* Runs cases in both precisions on dev (NULL: the CPU), one line each;
  * adds to *checks and *skipped, returns the failures. */
-static int selftest_cases(FILE *report, const selftest_case *cases, size_t count, orr_backend *be,
+static int selftest_cases(FILE *report, const selftest_case *cases, size_t count, const spec_bound_ops *dev,
                           int *checks, int *skipped, orr_error *err)
 {
     int failures = 0;
@@ -385,7 +449,7 @@ static int selftest_cases(FILE *report, const selftest_case *cases, size_t count
             else
                 snprintf(size, sizeof size, "%d", c->n);
             orr_error_clear(err);
-            const double e = selftest_one(c, (spec_precision)p, be, err);
+            const double e = selftest_one(c, (spec_precision)p, dev, err);
             const char *name = spec_kind_name(c->kind);
             if (e == SELFTEST_UNSUPPORTED) {
                 ++*skipped;
@@ -437,9 +501,15 @@ int spec_selftest(FILE *report, struct orr_backend *be, orr_error *err)
             st_rng);
     int failures = selftest_cases(report, cpu_cases, ORR_ARRAY_LEN(cpu_cases), NULL, &checks,
                                   &skipped, err);
-    if (be && be->spec_run) {
+    spec_bound_ops bound;
+    orr_status ds;
+    const spec_bound_ops *dev = device_of(be, &bound, err, &ds);
+    if (ds != ORR_OK) {
+        fprintf(report, "device kernels unavailable: %s\n", err->message);
+        failures++;
+    } else if (dev) {
         fprintf(report, "on the device: %s (%s)\n", be->name, be->variant ? be->variant : "");
-        failures += selftest_cases(report, device_cases, ORR_ARRAY_LEN(device_cases), be, &checks,
+        failures += selftest_cases(report, device_cases, ORR_ARRAY_LEN(device_cases), dev, &checks,
                                    &skipped, err);
     } else {
         fprintf(report, "(this app has no device spectral kernels: CPU only)\n");

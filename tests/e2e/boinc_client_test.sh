@@ -1,6 +1,6 @@
 #!/bin/bash
 # Real-client test: the CPU app as a job of Debian's BOINC client, with no
-# server. A hand-written client state (spec boinc.md section 3) gives the
+# server. A hand-written client state (docs/boinc.md section 3) gives the
 # client one work unit, made the way a project makes it: by orrery-wugen
 # (files, command line, rsc_* values) and the server templates (open names
 # of the inputs and of the result file). The test suspends and resumes it mid-run with

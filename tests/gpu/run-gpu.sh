@@ -1,7 +1,7 @@
 #!/bin/bash
 # GPU check for a machine with a GPU: every case of expected.json
 # (tests/data/milkyway/cases.txt) through a GPU app, each value within
-# the spec's GPU tolerance of the published one, then a kill/resume check
+# the GPU tolerance of docs/separation.md of the published one, then a kill/resume check
 # (a run killed after its first checkpoint and restarted prints the same
 # tags as an uninterrupted run), then the app's spectral self-test. Prints
 # one summary line at the end.

@@ -7,7 +7,7 @@
  * whole suite runs once per CPU kernel path (--cpu-path), one CUnit suite
  * each; a path this CPU cannot run is reported and skipped. The GPU apps
  * run it too: ORR_APP names the app, ORR_APP_ARGS adds arguments
- * ("--platform 0 --device 0") and ORR_TOLERANCE=gpu applies the spec's
+ * ("--platform 0 --device 0") and ORR_TOLERANCE=gpu applies the
  * GPU tolerance (their sums run in another order). */
 #include <CUnit/Basic.h>
 #include <errno.h>
@@ -23,7 +23,7 @@
 #define MAX_ARGS 128
 #define MAX_EXPECT 16
 
-/* Likelihoods agree to 1e-12 absolute (the spec's CPU tolerance). Integrals
+/* Likelihoods agree to 1e-12 absolute (the CPU tolerance of docs/separation.md). Integrals
  * are printed with 15 decimals on values up to ~1e3, where 1e-12 is a few
  * ulps; they are held to 1e-12 or 2e-15 relative, whichever is larger
  * (see README: small86_fileparams differs by 1.6e-12 = 1.5e-15 relative). */

@@ -11,6 +11,7 @@
 
 #include "config.h"
 #include "cpu_backend.h"
+#include "separation/ops.h"
 #include "separation/simd/kernels.h"
 #include "runtime/runtime.h"
 #include "threads.h"
@@ -134,8 +135,7 @@ static void check_chunks(const char *file, sep_model model, int newbg)
     sep_partial *ref = calloc((size_t)count, sizeof *ref), *got = calloc((size_t)count, sizeof *got),
                 *again = calloc((size_t)count, sizeof *again);
     orr_error err;
-    orr_backend rb = sep_reference_backend;
-    CU_ASSERT_EQUAL_FATAL(rb.sep_integral_chunks(&rb, &pr.mc, &pr.s, 0, first, count, ref, &err), ORR_OK);
+    CU_ASSERT_EQUAL_FATAL(sep_reference_ops.integral_chunks(NULL, &pr.mc, &pr.s, 0, first, count, ref, &err), ORR_OK);
 
     for (int p = 0; p < orr_cpu_path_count(); p++) {
         if (!orr_cpu_path_supported(p))
@@ -145,9 +145,11 @@ static void check_chunks(const char *file, sep_model model, int newbg)
             orr_backend be;
             orr_backend_request req = {-1, -1, threads, orr_cpu_path_name(p), 0, 0};
             CU_ASSERT_EQUAL_FATAL(orr_open_cpu_backend(&req, &be, &err), ORR_OK);
+            sep_bound_ops ops;
+            CU_ASSERT_EQUAL_FATAL(sep_ops_of(&be, &ops, &err), ORR_OK);
             memset(got, 0xff, (size_t)count * sizeof *got);   /* poison */
-            CU_ASSERT_EQUAL(be.sep_integral_chunks(&be, &pr.mc, &pr.s, 0, first, count, got, &err), ORR_OK);
-            be.close(&be);
+            CU_ASSERT_EQUAL(ops.ops.integral_chunks(ops.state, &pr.mc, &pr.s, 0, first, count, got, &err), ORR_OK);
+            orr_backend_close(&be);
             for (int k = 0; k < count; k++) {
                 worst = fmax(worst, rel(got[k].bg.sum, ref[k].bg.sum));
                 for (int j = 0; j < ns; j++)
@@ -200,18 +202,19 @@ static void test_star_probs(void)
     const int ns = pr.mc.n_streams;
     double bg_ref[N], st_ref[N * SEP_MAX_STREAMS], bg[N], st[N * SEP_MAX_STREAMS];
     orr_error err;
-    orr_backend rb = sep_reference_backend;
-    CU_ASSERT_EQUAL_FATAL(rb.sep_star_probs(&rb, &pr.mc, &pr.s, &stars, 0, N, bg_ref, st_ref, &err), ORR_OK);
+    CU_ASSERT_EQUAL_FATAL(sep_reference_ops.star_probs(NULL, &pr.mc, &pr.s, &stars, 0, N, bg_ref, st_ref, &err), ORR_OK);
     for (int p = 0; p < orr_cpu_path_count(); p++) {
         if (!orr_cpu_path_supported(p))
             continue;
         orr_backend be;
         orr_backend_request req = {-1, -1, 2, orr_cpu_path_name(p), 0, 0};
         CU_ASSERT_EQUAL_FATAL(orr_open_cpu_backend(&req, &be, &err), ORR_OK);
+        sep_bound_ops ops;
+        CU_ASSERT_EQUAL_FATAL(sep_ops_of(&be, &ops, &err), ORR_OK);
         memset(bg, 0xff, sizeof bg);
         memset(st, 0xff, sizeof st);
-        CU_ASSERT_EQUAL(be.sep_star_probs(&be, &pr.mc, &pr.s, &stars, 0, N, bg, st, &err), ORR_OK);
-        be.close(&be);
+        CU_ASSERT_EQUAL(ops.ops.star_probs(ops.state, &pr.mc, &pr.s, &stars, 0, N, bg, st, &err), ORR_OK);
+        orr_backend_close(&be);
         double worst = 0;
         for (int i = 0; i < N; i++) {
             worst = fmax(worst, rel(bg[i], bg_ref[i]));

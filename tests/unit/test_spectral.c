@@ -182,16 +182,11 @@ static void test_dct2(void) { run_kind(SPEC_DCT2, 0); }
 static void test_dct3(void) { run_kind(SPEC_DCT3, 0); }
 static void test_dht(void) { run_kind(SPEC_DHT, 0); }
 
-/* Round trips, Parseval, an impulse and a single tone, batch permutation. */
-static void test_identities(void)
+/* Real round trips: r2c then c2r; dht twice is N x; dct3(dct2(x)) = N/2 x. */
+static void identities_real(int n, const double *x, double *y, double *z, double tol)
 {
-    const int n = 1024;
     orr_error err;
-    spec_plan *fwd, *inv, *dht, *r2c, *c2r, *d2, *d3;
-    spec_desc d = {SPEC_C2C, SPEC_F64, n, 0, 4, 0, 1, 0, 0, 0};
-    CU_ASSERT_FATAL(spec_plan_create(&d, &fwd, &err) == ORR_OK);
-    d.inverse = 1;
-    CU_ASSERT_FATAL(spec_plan_create(&d, &inv, &err) == ORR_OK);
+    spec_plan *dht, *r2c, *c2r, *d2, *d3;
     spec_desc h = {SPEC_DHT, SPEC_F64, n, 0, 1, 0, 1, 0, 0, 0};
     CU_ASSERT_FATAL(spec_plan_create(&h, &dht, &err) == ORR_OK);
     h.kind = SPEC_R2C;
@@ -202,6 +197,60 @@ static void test_identities(void)
     CU_ASSERT_FATAL(spec_plan_create(&h, &d2, &err) == ORR_OK);
     h.kind = SPEC_DCT3;
     CU_ASSERT_FATAL(spec_plan_create(&h, &d3, &err) == ORR_OK);
+    spec_execute(r2c, x, y, &err);
+    spec_execute(c2r, y, z, &err);
+    CU_ASSERT(rel_l2(z, x, n) <= tol);
+    spec_execute(dht, x, y, &err);
+    spec_execute(dht, y, z, &err);
+    for (int i = 0; i < n; i++)
+        z[i] /= n;
+    CU_ASSERT(rel_l2(z, x, n) <= tol);
+    spec_execute(d2, x, y, &err);
+    spec_execute(d3, y, z, &err);
+    for (int i = 0; i < n; i++)
+        z[i] /= n / 2.0;
+    CU_ASSERT(rel_l2(z, x, n) <= tol);
+    spec_plan_destroy(dht);
+    spec_plan_destroy(r2c);
+    spec_plan_destroy(c2r);
+    spec_plan_destroy(d2);
+    spec_plan_destroy(d3);
+}
+
+/* An impulse at 0 gives all ones; a tone at bin 5 gives N at bin 5. */
+static void identities_impulse_tone(int n, const spec_plan *fwd, double *x, double *y, double tol)
+{
+    orr_error err;
+    memset(x, 0, 2 * n * sizeof *x);
+    x[0] = 1;
+    spec_execute(fwd, x, y, &err);
+    int ones = 1;
+    for (int i = 0; i < n; i++)
+        ones &= y[2 * i] == 1 && y[2 * i + 1] == 0;
+    CU_ASSERT(ones);
+    const long double two_pi = 6.283185307179586476925286766559005768L;
+    for (int i = 0; i < n; i++) {
+        x[2 * i] = (double)cosl(two_pi * 5 * i / n);
+        x[2 * i + 1] = (double)sinl(two_pi * 5 * i / n);
+    }
+    spec_execute(fwd, x, y, &err);
+    double off = 0;
+    for (int i = 0; i < n; i++)
+        if (i != 5)
+            off = fmax(off, hypot(y[2 * i], y[2 * i + 1]));
+    CU_ASSERT(fabs(y[10] - n) <= tol * n && off <= tol * n);
+}
+
+/* Round trips, Parseval, an impulse and a single tone, batch permutation. */
+static void test_identities(void)
+{
+    const int n = 1024;
+    orr_error err;
+    spec_plan *fwd, *inv;
+    spec_desc d = {SPEC_C2C, SPEC_F64, n, 0, 4, 0, 1, 0, 0, 0};
+    CU_ASSERT_FATAL(spec_plan_create(&d, &fwd, &err) == ORR_OK);
+    d.inverse = 1;
+    CU_ASSERT_FATAL(spec_plan_create(&d, &inv, &err) == ORR_OK);
     double *x = malloc(8 * n * sizeof *x), *y = malloc(8 * n * sizeof *y), *z = malloc(8 * n * sizeof *z);
     for (int i = 0; i < 8 * n; i++)
         x[i] = uniform();
@@ -226,50 +275,14 @@ static void test_identities(void)
     spec_execute(fwd, z, w, &err);
     CU_ASSERT(memcmp(w, y + 4 * n, 2 * n * sizeof *w) == 0);
     CU_ASSERT(memcmp(w + 4 * n, y, 2 * n * sizeof *w) == 0);
-    /* r2c then c2r; dht twice is N x; dct3(dct2(x)) = N/2 x */
-    spec_execute(r2c, x, y, &err);
-    spec_execute(c2r, y, z, &err);
-    CU_ASSERT(rel_l2(z, x, n) <= tol);
-    spec_execute(dht, x, y, &err);
-    spec_execute(dht, y, z, &err);
-    for (int i = 0; i < n; i++)
-        z[i] /= n;
-    CU_ASSERT(rel_l2(z, x, n) <= tol);
-    spec_execute(d2, x, y, &err);
-    spec_execute(d3, y, z, &err);
-    for (int i = 0; i < n; i++)
-        z[i] /= n / 2.0;
-    CU_ASSERT(rel_l2(z, x, n) <= tol);
-    /* an impulse at 0 gives all ones; a tone at bin 5 gives N at bin 5 */
-    memset(x, 0, 2 * n * sizeof *x);
-    x[0] = 1;
-    spec_execute(fwd, x, y, &err);
-    int ones = 1;
-    for (int i = 0; i < n; i++)
-        ones &= y[2 * i] == 1 && y[2 * i + 1] == 0;
-    CU_ASSERT(ones);
-    const long double two_pi = 6.283185307179586476925286766559005768L;
-    for (int i = 0; i < n; i++) {
-        x[2 * i] = (double)cosl(two_pi * 5 * i / n);
-        x[2 * i + 1] = (double)sinl(two_pi * 5 * i / n);
-    }
-    spec_execute(fwd, x, y, &err);
-    double off = 0;
-    for (int i = 0; i < n; i++)
-        if (i != 5)
-            off = fmax(off, hypot(y[2 * i], y[2 * i + 1]));
-    CU_ASSERT(fabs(y[10] - n) <= tol * n && off <= tol * n);
+    identities_real(n, x, y, z, tol);
+    identities_impulse_tone(n, fwd, x, y, tol);
     free(x);
     free(y);
     free(z);
     free(w);
     spec_plan_destroy(fwd);
     spec_plan_destroy(inv);
-    spec_plan_destroy(dht);
-    spec_plan_destroy(r2c);
-    spec_plan_destroy(c2r);
-    spec_plan_destroy(d2);
-    spec_plan_destroy(d3);
 }
 
 static void test_fft2(void)
@@ -510,8 +523,8 @@ static void test_npy_command(void)
     CU_ASSERT(memcmp(head, "\x93NUMPY\x01\x00\x76\x00", 10) == 0);
     CU_ASSERT(strncmp(head + 10, "{'descr': '<c16', 'fortran_order': False, 'shape': (3, 64), }", 61) == 0);
     CU_ASSERT(head[127] == '\n');
-    char *argv[] = {"--op", "c2c", in, out};
-    CU_ASSERT(spec_command(4, argv, NULL, &err) == ORR_OK);
+    const spec_command_options c2c = {.op = "c2c", .n_files = 2, .files = {in, out}};
+    CU_ASSERT(spec_command(&c2c, NULL, &err) == ORR_OK);
     orr_npy y;
     CU_ASSERT_FATAL(orr_npy_read(out, &y, &err) == ORR_OK);
     CU_ASSERT(y.dtype == ORR_NPY_C16 && y.ndim == 2 && y.shape[0] == batch && y.shape[1] == n);
@@ -525,18 +538,17 @@ static void test_npy_command(void)
     for (int i = 0; i < batch * n; i++)
         xf[i] = (float)uniform();
     CU_ASSERT_FATAL(orr_npy_write(in, ORR_NPY_F4, 2, shape, xf, &err) == ORR_OK);
-    char *argv2[] = {"--op", "r2c", in, out};
-    CU_ASSERT(spec_command(4, argv2, NULL, &err) == ORR_OK);
+    const spec_command_options r2c = {.op = "r2c", .n_files = 2, .files = {in, out}};
+    CU_ASSERT(spec_command(&r2c, NULL, &err) == ORR_OK);
     CU_ASSERT_FATAL(orr_npy_read(out, &y, &err) == ORR_OK);
     CU_ASSERT(y.dtype == ORR_NPY_C8 && y.shape[1] == n / 2 + 1);
     orr_npy_free(&y);
     /* wrong dtype, wrong size, broken file: clear errors naming the file */
-    char *argv3[] = {"--op", "c2c", in, out};   /* in is real now */
-    CU_ASSERT(spec_command(4, argv3, NULL, &err) == ORR_ERR_INPUT);
+    CU_ASSERT(spec_command(&c2c, NULL, &err) == ORR_ERR_INPUT);   /* in is real now */
     CU_ASSERT(strstr(err.message, "in.npy") && strstr(err.message, "float32"));
     long odd[2] = {2, 12};
     CU_ASSERT_FATAL(orr_npy_write(in, ORR_NPY_C16, 2, odd, x, &err) == ORR_OK);
-    CU_ASSERT(spec_command(4, argv, NULL, &err) == ORR_ERR_UNSUPPORTED);
+    CU_ASSERT(spec_command(&c2c, NULL, &err) == ORR_ERR_UNSUPPORTED);
     CU_ASSERT(strstr(err.message, "power of two") != NULL);
     static const char big_endian[] =
         "\x93NUMPY\x01\x00\x36\x00{'descr': '>f8', 'fortran_order': False, 'shape': (4,), }";
@@ -545,8 +557,8 @@ static void test_npy_command(void)
     fclose(f);
     CU_ASSERT(orr_npy_read(bad, &y, &err) == ORR_ERR_INPUT);
     CU_ASSERT(strstr(err.message, "'descr'") != NULL);
-    char *argv4[] = {"--op", "fft3", in, out};
-    CU_ASSERT(spec_command(4, argv4, NULL, &err) == ORR_ERR_USAGE);
+    const spec_command_options fft3 = {.op = "fft3", .n_files = 2, .files = {in, out}};
+    CU_ASSERT(spec_command(&fft3, NULL, &err) == ORR_ERR_USAGE);
     remove(in);
     remove(out);
     remove(bad);

@@ -9,7 +9,7 @@
  * 64 and 256..4096 points, and r2c/c2r of 512..8192, take another layout
  * (il_run, il_real): one transform at a time in interleaved complex
  * vectors, no lane transposes. The real kinds on an
- * N/2-point complex FFT (spec section 1), as the scalar kernels were; every scalar
+ * N/2-point complex FFT (docs/spectral.md section 1), as the scalar kernels were; every scalar
  * replaced by a vector of L transforms (NL as a preprocessor number, RI the
  * integer type of R's size, IOTA = 0 .. NL - 1, all from lanes.c). Only the
  * forward FFT is written: an inverse is conj(FFT(conj x)), and negation is
@@ -1169,134 +1169,201 @@ static void FN(il_real)(const spec_lanes_job *j, const R *in, R *out, int count,
 #undef IL_SPLIT_M
 #undef CPV
 
+/* lanes_run's buffers, carved from the thread's work area (lanes.h's
+ * SPEC_LANES_WORK_REALS); a and z have room for the FFT's padding (vfft). */
+typedef struct {
+    VC *a, *z, *scr, *sp, *o;
+    V *v;
+} FN(run_bufs);
+
+static inline __attribute__((always_inline)) FN(run_bufs) FN(run_bufs_in)(R *work, int n)
+{
+    FN(run_bufs) b;
+    b.a = (VC *)work;
+    b.z = b.a + SPEC_LANES_FFT_ROOM(n);
+    b.scr = b.z + SPEC_LANES_FFT_ROOM(n);
+    b.sp = b.scr + n + 16;
+    b.o = b.sp + n / 2 + 2;
+    b.v = (V *)(b.o + n);
+    return b;
+}
+
+/* c2c: one at a time where the interleaved kernels take n, a full group
+ * of 16 points in registers, else across the lanes. */
+static inline __attribute__((always_inline)) void FN(run_c2c)(const spec_lanes_job *j,
+                                                             const R *in, R *out, int count,
+                                                             const FN(run_bufs) *b)
+{
+    const int n = j->n;
+    const ptrdiff_t is = j->in_stride, os = j->out_stride;
+    const R sg = j->inverse ? (R)-1 : (R)1;
+    if (j->one_at_a_time && FN(il_handles)(n)) {
+        FN(il_run)(j, in, out, count, b->a, b->z, b->scr);
+        return;
+    }
+    if (n == 16 && is == 1 && os == 1 && count == L) {
+        FN(c2c16)(in, 2 * j->in_dist, out, 2 * j->out_dist, sg, (R)j->scale, j->tw);
+        return;
+    }
+    const R scale = (R)j->scale;
+    FN(order) ord;
+    FN(gather_c)(in, 2 * is, 1, 2 * j->in_dist, count, n, sg, b->a, FN(fft_in_shift)(n));
+    const VC *f = FN(fft)(b->a, b->z, n, j->tw, 1, &ord);
+    FN(scatter_c)(f, ord, 2 * os, 2 * j->out_dist, count, n, scale, sg * scale, out);
+}
+
+/* The half spectrum X_0 .. X_h of the group's real inputs, into b->sp
+ * (r2c and the DHT start alike). */
+static inline __attribute__((always_inline)) void FN(real_spectrum)(const spec_lanes_job *j,
+                                                                   const R *in, int count,
+                                                                   const FN(run_bufs) *b)
+{
+    FN(gather_r)(in, j->in_stride, j->in_dist, count, j->n, (V *)b->a);
+    FN(vr2c)((V *)b->a, b->sp, b->z, b->scr, j->n, j->tw);
+}
+
+static inline __attribute__((always_inline)) void FN(run_r2c)(const spec_lanes_job *j,
+                                                             const R *in, R *out, int count,
+                                                             const FN(run_bufs) *b)
+{
+    const FN(order) in_order = {0};
+    if (j->one_at_a_time && FN(il_real_handles)(j->n)) {
+        FN(il_real)(j, in, out, count, b->a, b->z, b->scr);
+        return;
+    }
+    FN(real_spectrum)(j, in, count, b);
+    FN(scatter_c)(b->sp, in_order, 2 * j->out_stride, 2 * j->out_dist, count, j->n / 2 + 1, 1, 1,
+                  out);
+}
+
+/* DHT: H_k = Re X_k - Im X_k; above h, X_k = conj X_{n-k}. */
+static inline __attribute__((always_inline)) void FN(run_dht)(const spec_lanes_job *j,
+                                                             const R *in, R *out, int count,
+                                                             const FN(run_bufs) *b)
+{
+    const int n = j->n, h = n / 2;
+    const VC *sp = b->sp;
+    FN(real_spectrum)(j, in, count, b);
+    V *ho = (V *)b->o;
+    for (int k = 0; k <= h; k++)
+        ho[k] = sp[k].re - sp[k].im;
+    for (int k = h + 1; k < n; k++)
+        ho[k] = sp[n - k].re + sp[n - k].im;
+    FN(scatter_r)(ho, j->out_stride, j->out_dist, count, n, out);
+}
+
+static inline __attribute__((always_inline)) void FN(run_c2r)(const spec_lanes_job *j,
+                                                             const R *in, R *out, int count,
+                                                             const FN(run_bufs) *b)
+{
+    const int n = j->n, h = n / 2;
+    if (j->one_at_a_time && FN(il_real_handles)(n)) {
+        FN(il_real)(j, in, out, count, b->a, b->z, b->scr);
+        return;
+    }
+    FN(gather_c)(in, 2 * j->in_stride, 1, 2 * j->in_dist, count, h + 1, 1, b->a, 0);
+    FN(order) ord;
+    const VC *f = FN(vc2r)(b->a, b->z, b->scr, n, j->tw, &ord);
+    const V sc = BC((R)1 / (R)h), msc = BC(-(R)1 / (R)h);
+    V *ro = (V *)b->o;
+    for (int i = 0; i < h; i++) {
+        ro[2 * i] = f[FN(at)(ord, i)].re * sc;
+        ro[2 * i + 1] = f[FN(at)(ord, i)].im * msc;
+    }
+    FN(scatter_r)(ro, j->out_stride, j->out_dist, count, n, out);
+}
+
+static inline __attribute__((always_inline)) void FN(run_dct2)(const spec_lanes_job *j,
+                                                              const R *in, R *out, int count,
+                                                              const FN(run_bufs) *b)
+{
+    const int n = j->n, h = n / 2;
+    const R *qt = j->qt;
+    const VC *sp = b->sp;
+    V *x = (V *)b->a, *v = b->v;
+    FN(gather_r)(in, j->in_stride, j->in_dist, count, n, x);
+    for (int k = 0; k < h; k++) {
+        v[k] = x[2 * k];
+        v[n - 1 - k] = x[2 * k + 1];
+    }
+    FN(vr2c)(v, b->sp, b->z, b->scr, n, j->tw);
+    V *ro = (V *)b->o;
+    for (int k = 0; k < n; k++) {
+        const int s = k <= h ? k : n - k;
+        const V zr = sp[s].re, zi = k <= h ? sp[s].im : -sp[s].im;
+        ro[k] = zr * BC(qt[2 * (size_t)k]) - zi * BC(qt[2 * (size_t)k + 1]);
+    }
+    FN(scatter_r)(ro, j->out_stride, j->out_dist, count, n, out);
+}
+
+static inline __attribute__((always_inline)) void FN(run_dct3)(const spec_lanes_job *j,
+                                                              const R *in, R *out, int count,
+                                                              const FN(run_bufs) *b)
+{
+    const int n = j->n, h = n / 2;
+    const R *qt = j->qt;
+    VC *sp = b->sp;
+    V *y = (V *)b->a, *v = b->v;
+    FN(gather_r)(in, j->in_stride, j->in_dist, count, n, y);
+    for (int k = 0; k <= h; k++) {
+        const V ya = y[k], yb = k == 0 ? BC(0) : y[n - k];
+        const V cr = BC(qt[2 * (size_t)k]), ci = BC(-qt[2 * (size_t)k + 1]);
+        sp[k].re = ya * cr + yb * ci;
+        sp[k].im = ya * ci - yb * cr;
+    }
+    FN(order) ord;
+    const VC *f = FN(vc2r)(sp, b->z, b->scr, n, j->tw, &ord);
+    /* v_i = (conj f)_i / h, out = v * n/2: the two scales are one factor 1 */
+    V *ro = (V *)b->o;
+    for (int i = 0; i < h; i++) {
+        v[2 * i] = f[FN(at)(ord, i)].re;
+        v[2 * i + 1] = -f[FN(at)(ord, i)].im;
+    }
+    for (int k = 0; k < h; k++) {
+        ro[2 * k] = v[k];
+        ro[2 * k + 1] = v[n - 1 - k];
+    }
+    FN(scatter_r)(ro, j->out_stride, j->out_dist, count, n, out);
+}
+
+static inline __attribute__((always_inline)) void FN(run_conv2d)(const spec_lanes_job *j,
+                                                                const R *in, R *out, int count,
+                                                                const FN(run_bufs) *b)
+{
+    const int n = j->n;
+    const R *S = j->shape;
+    const FN(order) in_order = {0};
+    VC *a = b->a, *z = b->z;
+    FN(gather_c)(in, 2 * j->in_stride, 1, 2 * j->in_dist, count, n, 1, a, 0);
+    VC *f = FN(vfft)(a, z, n, j->tw, 1);
+    for (int i = 0; i < n; i++) {
+        V s = BC(0);
+        if (count == L)
+            memcpy(&s, S + i * j->shape_stride, sizeof s);
+        else
+            for (int l = 0; l < count; l++)
+                s[l] = S[i * j->shape_stride + l];
+        /* times S, conjugated for the inverse FFT done as a forward one */
+        f[i].re = f[i].re * s;
+        f[i].im = -(f[i].im * s);
+    }
+    const VC *g = FN(vfft)(f, f == a ? z : a, n, j->tw, 1);
+    FN(scatter_c)(g, in_order, 2 * j->out_stride, 2 * j->out_dist, count, n, 1, -1, out);
+}
+
 /* One group of count transforms of the job's kind from in to out. */
 static void FN(lanes_run)(const spec_lanes_job *j, const R *in, R *out, int count, R *work)
 {
-    const int n = j->n, h = n / 2;
-    const R *tw = j->tw, *qt = j->qt;
-    /* the FFT's buffers have room for its padding (vfft) */
-    VC *a = (VC *)work, *z = a + SPEC_LANES_FFT_ROOM(n), *scr = z + SPEC_LANES_FFT_ROOM(n),
-       *sp = scr + n + 16, *o = sp + h + 2;
-    const FN(order) in_order = {0};
-    V *v = (V *)(o + n);
-    const ptrdiff_t is = j->in_stride, os = j->out_stride;
+    const FN(run_bufs) b = FN(run_bufs_in)(work, j->n);
     switch (j->kind) {
-    case SPEC_C2C: {
-        const R sg = j->inverse ? (R)-1 : (R)1;
-        if (j->one_at_a_time && FN(il_handles)(n)) {
-            FN(il_run)(j, in, out, count, a, z, scr);
-            break;
-        }
-        if (n == 16 && is == 1 && os == 1 && count == L) {
-            FN(c2c16)(in, 2 * j->in_dist, out, 2 * j->out_dist, sg, (R)j->scale, tw);
-            break;
-        }
-        const R scale = (R)j->scale;
-        FN(order) ord;
-        FN(gather_c)(in, 2 * is, 1, 2 * j->in_dist, count, n, sg, a, FN(fft_in_shift)(n));
-        const VC *f = FN(fft)(a, z, n, tw, 1, &ord);
-        FN(scatter_c)(f, ord, 2 * os, 2 * j->out_dist, count, n, scale, sg * scale, out);
-        break;
-    }
-    case SPEC_R2C:
-    case SPEC_DHT: {
-        if (j->kind == SPEC_R2C && j->one_at_a_time && FN(il_real_handles)(n)) {
-            FN(il_real)(j, in, out, count, a, z, scr);
-            break;
-        }
-        FN(gather_r)(in, is, j->in_dist, count, n, (V *)a);
-        FN(vr2c)((V *)a, sp, z, scr, n, tw);
-        if (j->kind == SPEC_R2C) {
-            FN(scatter_c)(sp, in_order, 2 * os, 2 * j->out_dist, count, h + 1, 1, 1, out);
-            break;
-        }
-        V *ho = (V *)o;
-        for (int k = 0; k <= h; k++)
-            ho[k] = sp[k].re - sp[k].im;
-        for (int k = h + 1; k < n; k++)
-            ho[k] = sp[n - k].re + sp[n - k].im;
-        FN(scatter_r)(ho, os, j->out_dist, count, n, out);
-        break;
-    }
-    case SPEC_C2R: {
-        if (j->one_at_a_time && FN(il_real_handles)(n)) {
-            FN(il_real)(j, in, out, count, a, z, scr);
-            break;
-        }
-        FN(gather_c)(in, 2 * is, 1, 2 * j->in_dist, count, h + 1, 1, a, 0);
-        FN(order) ord;
-        const VC *f = FN(vc2r)(a, z, scr, n, tw, &ord);
-        const V sc = BC((R)1 / (R)h), msc = BC(-(R)1 / (R)h);
-        V *ro = (V *)o;
-        for (int i = 0; i < h; i++) {
-            ro[2 * i] = f[FN(at)(ord, i)].re * sc;
-            ro[2 * i + 1] = f[FN(at)(ord, i)].im * msc;
-        }
-        FN(scatter_r)(ro, os, j->out_dist, count, n, out);
-        break;
-    }
-    case SPEC_DCT2: {
-        V *x = (V *)a;
-        FN(gather_r)(in, is, j->in_dist, count, n, x);
-        for (int k = 0; k < h; k++) {
-            v[k] = x[2 * k];
-            v[n - 1 - k] = x[2 * k + 1];
-        }
-        FN(vr2c)(v, sp, z, scr, n, tw);
-        V *ro = (V *)o;
-        for (int k = 0; k < n; k++) {
-            const int s = k <= h ? k : n - k;
-            const V zr = sp[s].re, zi = k <= h ? sp[s].im : -sp[s].im;
-            ro[k] = zr * BC(qt[2 * (size_t)k]) - zi * BC(qt[2 * (size_t)k + 1]);
-        }
-        FN(scatter_r)(ro, os, j->out_dist, count, n, out);
-        break;
-    }
-    case SPEC_DCT3: {
-        V *y = (V *)a;
-        FN(gather_r)(in, is, j->in_dist, count, n, y);
-        for (int k = 0; k <= h; k++) {
-            const V ya = y[k], yb = k == 0 ? BC(0) : y[n - k];
-            const V cr = BC(qt[2 * (size_t)k]), ci = BC(-qt[2 * (size_t)k + 1]);
-            sp[k].re = ya * cr + yb * ci;
-            sp[k].im = ya * ci - yb * cr;
-        }
-        FN(order) ord;
-        const VC *f = FN(vc2r)(sp, z, scr, n, tw, &ord);
-        /* v_i = (conj f)_i / h, out = v * n/2: the two scales are one factor 1 */
-        V *ro = (V *)o;
-        for (int i = 0; i < h; i++) {
-            v[2 * i] = f[FN(at)(ord, i)].re;
-            v[2 * i + 1] = -f[FN(at)(ord, i)].im;
-        }
-        for (int k = 0; k < h; k++) {
-            ro[2 * k] = v[k];
-            ro[2 * k + 1] = v[n - 1 - k];
-        }
-        FN(scatter_r)(ro, os, j->out_dist, count, n, out);
-        break;
-    }
-    case SPEC_CONV2D: {
-        const R *S = j->shape;
-        FN(gather_c)(in, 2 * is, 1, 2 * j->in_dist, count, n, 1, a, 0);
-        VC *f = FN(vfft)(a, z, n, tw, 1);
-        for (int i = 0; i < n; i++) {
-            V s = BC(0);
-            if (count == L)
-                memcpy(&s, S + i * j->shape_stride, sizeof s);
-            else
-                for (int l = 0; l < count; l++)
-                    s[l] = S[i * j->shape_stride + l];
-            /* times S, conjugated for the inverse FFT done as a forward one */
-            f[i].re = f[i].re * s;
-            f[i].im = -(f[i].im * s);
-        }
-        const VC *g = FN(vfft)(f, f == a ? z : a, n, tw, 1);
-        FN(scatter_c)(g, in_order, 2 * os, 2 * j->out_dist, count, n, 1, -1, out);
-        break;
-    }
-    default:
-        break;
+    case SPEC_C2C: FN(run_c2c)(j, in, out, count, &b); break;
+    case SPEC_R2C: FN(run_r2c)(j, in, out, count, &b); break;
+    case SPEC_DHT: FN(run_dht)(j, in, out, count, &b); break;
+    case SPEC_C2R: FN(run_c2r)(j, in, out, count, &b); break;
+    case SPEC_DCT2: FN(run_dct2)(j, in, out, count, &b); break;
+    case SPEC_DCT3: FN(run_dct3)(j, in, out, count, &b); break;
+    case SPEC_CONV2D: FN(run_conv2d)(j, in, out, count, &b); break;
+    default: break;
     }
 }
 
