@@ -42,45 +42,6 @@ extern "C" {
 static const long f64_input_bytes = 64L << 20;   /* a batch's input in f64 */
 static double copy_gbs;
 
-/* Device tables for one N in T's precision, and tw as double2 (the C2C
- * shared path's). */
-template <typename T> struct tables {
-    typedef typename cpx_of<T>::type C;
-    double2 *tw_d;
-    C *tw_t, *qt_t;
-    explicit tables(int n)
-    {
-        double *tw = spec_root_table(n, n, -1), *qt = spec_root_table(n, 4 * (long)n, -1);
-        C *twt = (C *)malloc(n * sizeof(C)), *qtt = (C *)malloc(n * sizeof(C));
-        if (!tw || !qt || !twt || !qtt) {
-            fprintf(stderr, "out of memory\n");
-            exit(1);
-        }
-        for (int k = 0; k < n; k++) {
-            twt[k].x = (T)tw[2 * k];
-            twt[k].y = (T)tw[2 * k + 1];
-            qtt[k].x = (T)qt[2 * k];
-            qtt[k].y = (T)qt[2 * k + 1];
-        }
-        CHECK(cudaMalloc(&tw_d, n * sizeof(double2)));
-        CHECK(cudaMalloc(&tw_t, n * sizeof(C)));
-        CHECK(cudaMalloc(&qt_t, n * sizeof(C)));
-        CHECK(cudaMemcpy(tw_d, tw, n * sizeof(double2), cudaMemcpyHostToDevice));
-        CHECK(cudaMemcpy(tw_t, twt, n * sizeof(C), cudaMemcpyHostToDevice));
-        CHECK(cudaMemcpy(qt_t, qtt, n * sizeof(C), cudaMemcpyHostToDevice));
-        free(tw);
-        free(qt);
-        free(twt);
-        free(qtt);
-    }
-    ~tables()
-    {
-        cudaFree(tw_d);
-        cudaFree(tw_t);
-        cudaFree(qt_t);
-    }
-};
-
 /* Relative L2 error of transform t of the batch (host copies) against the
  * long-double reference, in eps log2 N. */
 template <typename T>
@@ -131,7 +92,7 @@ static float cufft_ms(int kind, int n, int batch, void *in, void *out, size_t *b
 
 /* One kind at one N: ours, then cuFFT, one table row. */
 template <typename T>
-static void bench_one(int kind, int n, const tables<T> &tb, T *h_in, T *h_out, void *d_in, void *d_out)
+static void bench_one(int kind, int n, const tables_1d<T> &tb, T *h_in, T *h_out, void *d_in, void *d_out)
 {
     const int ni = in_reals(kind, n), no = out_reals(kind, n);
     /* the same input bytes for every kind: 64 MB of f64 (32 MB of f32) */
@@ -150,8 +111,8 @@ static void bench_one(int kind, int n, const tables<T> &tb, T *h_in, T *h_out, v
         }
     const size_t in_bytes = (size_t)batch * ni * sizeof(T), out_bytes = (size_t)batch * no * sizeof(T);
     const auto run = [&] {
-        return kind == K_C2C ? fft_c2c_launch<T>(d_in, d_out, n, batch, tb.tw_d, tb.tw_t, 0, 0)
-                             : fft_real_launch<T>(kind, d_in, d_out, n, batch, tb.tw_t, tb.qt_t, 0);
+        return kind == K_C2C ? fft_c2c_launch<T>(d_in, d_out, n, batch, tb.tw_d, tb.tw, 0, 0)
+                             : fft_real_launch<T>(kind, d_in, d_out, n, batch, tb.tw, tb.qt, 0);
     };
     CHECK(cudaMemcpy(d_in, h_in, in_bytes, cudaMemcpyHostToDevice));
     CHECK(cudaMemset(d_out, 0xff, out_bytes));   /* poison: NaNs */
@@ -234,7 +195,7 @@ template <typename T> static void bench_precision(void *d_in, void *d_out)
     for (int n = 4; n <= 4096; n *= 2) {
         if (!selected("ORR_BENCH_N", n, NULL))
             continue;
-        const tables<T> tb(n);
+        const tables_1d<T> tb(n);
         for (int kind = K_C2C; kind <= RK_DHT; kind++)
             if (selected("ORR_BENCH_KINDS", -1, kind_names[kind]))
                 bench_one<T>(kind, n, tb, h_in, h_out, d_in, d_out);

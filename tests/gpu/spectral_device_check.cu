@@ -90,42 +90,6 @@ template <typename T> static void device_free(T *p, int shift) { cudaFree(p - sh
 
 /* ---- the 1D kinds ---- */
 
-/* The N-point tables on the device: tw = e^{-2 pi j k / N}, qt = e^{-j pi
- * k / (2N)} in T's precision (rounded once from long double), and tw in
- * double (the C2C shared path takes it). */
-template <typename T> struct tables_1d {
-    typedef typename cpx_of<T>::type C;
-    double2 *tw_d;
-    C *tw, *qt;
-    explicit tables_1d(int n)
-    {
-        double *t = spec_root_table(n, n, -1), *q = spec_root_table(n, 4 * (long)n, -1);
-        C *tt = (C *)malloc(n * sizeof(C)), *qq = (C *)malloc(n * sizeof(C));
-        for (int k = 0; k < n; k++) {
-            tt[k].x = (T)t[2 * k];
-            tt[k].y = (T)t[2 * k + 1];
-            qq[k].x = (T)q[2 * k];
-            qq[k].y = (T)q[2 * k + 1];
-        }
-        CHECK(cudaMalloc(&tw_d, n * sizeof(double2)));
-        CHECK(cudaMalloc(&tw, n * sizeof(C)));
-        CHECK(cudaMalloc(&qt, n * sizeof(C)));
-        CHECK(cudaMemcpy(tw_d, t, n * sizeof(double2), cudaMemcpyHostToDevice));
-        CHECK(cudaMemcpy(tw, tt, n * sizeof(C), cudaMemcpyHostToDevice));
-        CHECK(cudaMemcpy(qt, qq, n * sizeof(C), cudaMemcpyHostToDevice));
-        free(t);
-        free(q);
-        free(tt);
-        free(qq);
-    }
-    ~tables_1d()
-    {
-        cudaFree(tw_d);
-        cudaFree(tw);
-        cudaFree(qt);
-    }
-};
-
 /* The worst error (eps log2 N) of the first and last transform of h_out
  * against the reference of h_in; NaN if an output is not finite. */
 template <typename T>
