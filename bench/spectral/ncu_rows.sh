@@ -4,7 +4,7 @@
 # explain a memory-bound FFT (throughput, occupancy, stalls, shared-memory
 # bank conflicts). The rows are picked with the bench's filters.
 # Usage: ORR_BENCH_PREC=f32 ORR_BENCH_N=1024 ORR_BENCH_KINDS=r2c \
-#        ORR_BENCH_VARIANTS=4 bench/spectral/ncu_rows.sh BENCH REGEX [COUNT]
+#        bench/spectral/ncu_rows.sh BENCH REGEX [COUNT]
 # (REGEX '^fft_' for ours; '^[^f]' for cuFFT's, whose names do not start
 # with fft_.) COUNT: launches to profile (default 1).
 set -eu
