@@ -54,7 +54,10 @@ static orr_status run_packed(spec_device *g, const spec_desc *d, const spec_buff
         s = g->k->enqueue(dev, g->kern, d, b, &io, err);
     if (s == ORR_OK)
         s = dev->api->download(dev, out, io.out, 0, io.out_bytes, err);
-    orr_status w = dev->api->finish(dev, 0, err);   /* nothing may still use the buffers */
+    /* Nothing may still use the buffers, even after a failure; the first
+     * error is the one reported. */
+    orr_error later;
+    orr_status w = dev->api->finish(dev, 0, s == ORR_OK ? err : &later);
     orr_runtime_end_critical();
     return s != ORR_OK ? s : w;
 }
