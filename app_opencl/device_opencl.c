@@ -199,10 +199,10 @@ static orr_status choose(const orr_backend_request *req, device_info *chosen, in
     orr_device_candidate rank[64];
     for (int i = 0; i < n; i++)
         rank[i] = found[i].rank;
-    if (req->device >= n && n > 0)
-        return orr_fail(err, ORR_ERR_USAGE, "OpenCL device %d does not exist on platform %d (%d found)",
-                        req->device, req->platform >= 0 ? req->platform : 0, n);
-    st = orr_device_pick(rank, n, req->device, "OpenCL", &pick, err);
+    char what[48] = "OpenCL";   /* --device counts within one platform: name it */
+    if (req->device >= 0)
+        snprintf(what, sizeof what, "OpenCL platform %d", req->platform >= 0 ? req->platform : 0);
+    st = orr_device_pick(rank, n, req->device, what, &pick, err);
     if (st == ORR_OK)
         *chosen = found[pick];
     return st;
