@@ -12,7 +12,9 @@
 #  5. the templates are well-formed XML with the required elements, and
 #     "<result>" ends its line;
 #  6. orrery-validate: equal, slightly different, too different, truncated,
-#     NaN, missing-member and unreadable results;
+#     NaN, missing-member results (exit 1) and missing or unreadable files,
+#     bad usage and bad configuration files (exit 3, retry); the script
+#     names and orrery-validate.conf in a project's bin/;
 #  7. make boinc-apps' layout (tools/stage-apps.sh).
 # Environment: ORR_APP (the CPU app), ORR_DATA, ORR_WUGEN, ORR_STARS_TOOL,
 # ORR_VALIDATE (default: the build tree's workunits/).
@@ -125,6 +127,16 @@ if "$wugen" --checker "$app" -a "$work/s9.txt" -s "$work/s9stars.txt" -p "$v2" -
     grep -q -- "--rsc_fpops_bound" "$work/s9/submit.sh" && grep -q -- "--rsc_memory_bound" "$work/s9/submit.sh" &&
         grep -q -- "--rsc_disk_bound" "$work/s9/submit.sh" && pass "submit.sh carries fpops, memory and disk bounds" ||
         fail "submit.sh lacks a bound"
+    # cleanup.sh: the batch's two files, the batch's name, and a refusal
+    # outside a project (the database side runs in tests/server/)
+    if [ -x "$work/s9/cleanup.sh" ] && sh -n "$work/s9/cleanup.sh" &&
+        grep -q '^files="s9_params.txt s9_stars.txt.gz"$' "$work/s9/cleanup.sh" &&
+        grep -q '^batch=s9$' "$work/s9/cleanup.sh" &&
+        ! (cd "$work" && sh s9/cleanup.sh 2>/dev/null); then
+        pass "cleanup.sh names the batch's two files and refuses outside a project"
+    else
+        fail "cleanup.sh"
+    fi
 else
     fail "stripe 9 work unit: $(tail -2 "$work/s9.log")"
 fi
@@ -162,6 +174,9 @@ for e in "<name><OUTFILE_0/></name>" "<generated_locally/>" "<upload_when_presen
     grep -qF "$e" "$templates/separation_out" || { ok=0; fail "separation_out lacks $e"; }
 done
 grep -qx "<result>" "$templates/separation_out" || { ok=0; fail "separation_out: <result> must end its line"; }
+# the batch's shared inputs outlive its first work unit (cleanup.sh deletes them)
+[ "$(grep -c '<no_delete/>' "$templates/separation_in")" = 2 ] ||
+    { ok=0; fail "separation_in: both inputs need <no_delete/>"; }
 # every GPU class requires double precision
 awk '/<plan_class>/ { c = ""; gpu = 0; fp64 = 0 }
     /<name>/ { c = $0 } /<gpu_type>/ { gpu = 1 }
@@ -205,9 +220,60 @@ if [ -f "$good" ]; then
     check 1 "init, NaN" "$validate" init "$work/nan.txt"
     check 1 "init, a bundle member missing" "$validate" init "$work/missing.txt"
     check 1 "compare, different bundle sizes" "$validate" compare "$good" "$b2"
-    check 2 "init, no such file" "$validate" init "$work/none.txt"
-    ln -s "$validate" "$work/orrery-validate-compare"
-    check 0 "called as orrery-validate-compare" "$work/orrery-validate-compare" "$good" "$work/close.txt"
+    says() { # pattern description: the last check's message matches pattern
+        if grep -q -- "$1" "$work/why"; then pass "$2"; else fail "$2: $(head -1 "$work/why")"; fi
+    }
+    # 3: could not judge now (script_validator retries), never invalid
+    check 3 "init, no such file" "$validate" init "$work/none.txt"
+    says "none.txt: cannot open: No such file or directory (transient" "missing file: strerror, transient"
+    check 3 "init, a directory" "$validate" init "$work/rt"
+    cp "$good" "$work/unreadable.txt" && chmod 000 "$work/unreadable.txt"
+    if [ "$(id -u)" -eq 0 ]; then echo "SKIP: init, an unreadable file (root reads anything)"
+    else check 3 "init, an unreadable file" "$validate" init "$work/unreadable.txt"; fi
+    check 3 "no arguments" "$validate"
+    check 3 "compare, one file" "$validate" compare "$good"
+    check 3 "compare, two files per result" "$validate" compare "$good" "$good" "$good" "$good"
+    check 3 "an unknown option" "$validate" --tolerance 1 init "$good"
+    check 3 "a negative tolerance" "$validate" --integral-tolerance -1 init "$good"
+    : >"$work/empty.txt"
+    check 1 "init, empty file" "$validate" init "$work/empty.txt"
+    yes "<search_likelihood> -3 </search_likelihood>" | head -c 17000000 >"$work/huge.txt"
+    check 1 "init, over 16 MB" "$validate" init "$work/huge.txt"
+    # script_validator's layout: links in the project's bin/ beside their
+    # orrery-validate.conf, run as ../bin/NAME from tmp_HOST/.
+    proj="$work/project"
+    mkdir -p "$proj/bin" "$proj/tmp_host"
+    ln -s "$(readlink -f "$validate")" "$proj/bin/orrery-validate-init"
+    ln -s "$(readlink -f "$validate")" "$proj/bin/orrery-validate-compare"
+    conf() { printf '%s\n' "$@" >"$proj/bin/orrery-validate.conf"; }
+    in_tmp() { (cd "$proj/tmp_host" && "$@"); }
+    check 0 "../bin/orrery-validate-init, no configuration" in_tmp ../bin/orrery-validate-init "$good"
+    check 0 "../bin/orrery-validate-compare, 5e-12 apart, no configuration" \
+        in_tmp ../bin/orrery-validate-compare "$good" "$work/close.txt"
+    conf "# orrery-validate" "" "likelihood_tolerance = 1e-12   # strict" "integral_tolerance=1e-9"
+    check 1 "via the link, 5e-12 apart, likelihood_tolerance = 1e-12 in the conf" \
+        in_tmp ../bin/orrery-validate-compare "$good" "$work/close.txt"
+    says "likelihood_tolerance 1e-12" "the message names the configured tolerance"
+    check 0 "via the link, the command line overrides the conf" \
+        in_tmp ../bin/orrery-validate-compare --likelihood-tolerance 1e-11 "$good" "$work/close.txt"
+    check 0 "found on PATH: no implicit conf" \
+        env PATH="$proj/bin:$PATH" orrery-validate-compare "$good" "$work/close.txt"
+    cp "$proj/bin/orrery-validate.conf" "$work/strict.conf"
+    conf "likelihood_tolerance = 1e-11"
+    check 0 "via the link, 5e-12 apart, likelihood_tolerance = 1e-11 in the conf" \
+        in_tmp ../bin/orrery-validate-compare "$good" "$work/close.txt"
+    check 1 "--config FILE instead of the conf beside the program" \
+        in_tmp ../bin/orrery-validate-compare --config "$work/strict.conf" "$good" "$work/close.txt"
+    check 3 "--config, no such file" "$validate" --config "$work/none.conf" init "$good"
+    conf "likelihood_tolerance = 1e-11" "likelihood_tol = 1e-11"
+    check 3 "conf, an unknown key" in_tmp ../bin/orrery-validate-init "$good"
+    says "bin/orrery-validate.conf:2: likelihood_tol: unknown key" "the message names file:line and key"
+    conf "integral_tolerance = nan"
+    check 3 "conf, a bad value" in_tmp ../bin/orrery-validate-compare "$good" "$good"
+    conf "integral_tolerance = 1e-9" "integral_tolerance = 1e-8"
+    check 3 "conf, a repeated key" in_tmp ../bin/orrery-validate-compare "$good" "$good"
+    conf "likelihood_tolerance 1e-11"
+    check 3 "conf, no '='" in_tmp ../bin/orrery-validate-compare "$good" "$good"
 else
     fail "validator: no result from part 1 to work on"
 fi
