@@ -15,11 +15,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include <zlib.h>
 
 #include "config.h"
+#include "io/io.h"
 
 #define MAGIC "ORRERYCK"
 #define NAME_LEN 16
@@ -89,36 +91,32 @@ static void test_pause(FILE *f)
 orr_status orr_checkpoint_write(const char *path, const char *kind, uint64_t workunit,
                                 const void *payload, size_t size, orr_error *err)
 {
-    char tmp[4200];
     unsigned char header[HEADER_LEN], trailer[4];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
     build_header(header, kind, workunit, size);
     uLong crc = crc32(0L, Z_NULL, 0);
     crc = crc32(crc, header, HEADER_LEN);
     crc = crc32(crc, payload, (uInt)size);
     put_u32(trailer, (uint32_t)crc);
 
-    FILE *f = fopen(tmp, "wb");
-    if (!f)
-        return orr_fail(err, ORR_ERR_WRITE, "%s: cannot create checkpoint: %s", tmp, strerror(errno));
+    /* PATH.tmp, fsync'd and renamed: a crash leaves the old checkpoint or
+     * the new one, and a symlink planted at PATH.tmp is replaced, not
+     * written through. */
+    orr_output o;
+    orr_status s = orr_output_open(&o, path, ".tmp", err);
+    if (s != ORR_OK)
+        return s;
     size_t half = size / 2;
-    int ok = fwrite(header, 1, HEADER_LEN, f) == HEADER_LEN && fwrite(payload, 1, half, f) == half;
+    int ok = fwrite(header, 1, HEADER_LEN, o.f) == HEADER_LEN && fwrite(payload, 1, half, o.f) == half;
     if (ok)
-        test_pause(f);
-    ok = ok && fwrite((const char *)payload + half, 1, size - half, f) == size - half &&
-         fwrite(trailer, 1, 4, f) == 4 && fflush(f) == 0 && fsync(fileno(f)) == 0;
-    int e = errno;
-    if (fclose(f) != 0 && ok) {
-        ok = 0;
-        e = errno;
+        test_pause(o.f);
+    ok = ok && fwrite((const char *)payload + half, 1, size - half, o.f) == size - half &&
+         fwrite(trailer, 1, 4, o.f) == 4;
+    if (!ok) {
+        int e = errno;
+        orr_output_abort(&o);
+        return orr_fail(err, ORR_ERR_WRITE, "%s: cannot write checkpoint: %s", o.tmp, strerror(e));
     }
-    if (!ok || rename(tmp, path) != 0) {
-        if (ok)
-            e = errno;
-        remove(tmp);
-        return orr_fail(err, ORR_ERR_WRITE, "%s: cannot write checkpoint: %s", path, strerror(e));
-    }
-    return ORR_OK;
+    return orr_output_commit(&o, err);
 }
 
 orr_status orr_checkpoint_read(const char *path, const char *kind, uint64_t workunit,
@@ -126,9 +124,16 @@ orr_status orr_checkpoint_read(const char *path, const char *kind, uint64_t work
 {
     *payload = NULL;
     *size = 0;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return orr_fail(err, ORR_ERR_OPEN, "%s: no checkpoint", path);
+    FILE *f;
+    /* No file is the normal first start; anything else in its place (a
+     * FIFO would block the open) is reported and ignored. */
+    if (orr_open_input(path, &f, err) != ORR_OK) {
+        if (errno == ENOENT)
+            return orr_fail(err, ORR_ERR_OPEN, "%s: no checkpoint", path);
+        if (err)
+            err->status = ORR_ERR_CHECKPOINT;   /* its message says why */
+        return ORR_ERR_CHECKPOINT;
+    }
     unsigned char h[HEADER_LEN], expect[HEADER_LEN];
     orr_status s = ORR_OK;
     unsigned char *buf = NULL;
@@ -164,6 +169,11 @@ orr_status orr_checkpoint_read(const char *path, const char *kind, uint64_t work
     if (n > MAX_PAYLOAD) {
         s = orr_fail(err, ORR_ERR_CHECKPOINT, "%s: implausible payload size %llu", path,
                      (unsigned long long)n);
+        goto done;
+    }
+    struct stat st;
+    if (fstat(fileno(f), &st) != 0 || (uint64_t)st.st_size != HEADER_LEN + n + 4) {
+        s = orr_fail(err, ORR_ERR_CHECKPOINT, "%s: checkpoint size does not match its header", path);
         goto done;
     }
     buf = malloc((size_t)n + 4 + 1);

@@ -1,13 +1,17 @@
-/* Whole-file reading with content-detected decompression, line walking and
- * strict number parsing. */
+/* Opening inputs (regular files only), whole-file reading with
+ * content-detected decompression, line walking, strict number parsing and
+ * output files written whole or not at all. */
 #include "io.h"
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 
 static int is_gzip(const unsigned char *p, size_t n)
@@ -21,11 +25,82 @@ static int is_zlib(const unsigned char *p, size_t n)
     return n >= 2 && p[0] == 0x78 && ((p[0] << 8) | p[1]) % 31 == 0;
 }
 
+/* What a file that is not a regular one is, for messages. */
+static const char *file_kind(mode_t m)
+{
+    if (S_ISDIR(m))
+        return "a directory";
+    if (S_ISFIFO(m))
+        return "a pipe (FIFO)";
+    if (S_ISCHR(m))
+        return "a character device";
+    if (S_ISBLK(m))
+        return "a block device";
+    if (S_ISSOCK(m))
+        return "a socket";
+    return "not a regular file";
+}
+
+/* ORR_ERR_OPEN for an input that is not a regular file; errno says so too
+ * (never ENOENT, which means "no such file" to callers). */
+static orr_status refuse_kind(const char *path, mode_t m, orr_error *err)
+{
+    orr_fail(err, ORR_ERR_OPEN, "%s: is %s, not a regular file%s", path, file_kind(m),
+             S_ISFIFO(m) ? " (inputs are read from files: /dev/stdin and other pipes are "
+                           "not supported)"
+                         : "");
+    errno = S_ISDIR(m) ? EISDIR : EINVAL;
+    return ORR_ERR_OPEN;
+}
+
+orr_status orr_open_input(const char *path, FILE **out, orr_error *err)
+{
+    *out = NULL;
+    /* O_NONBLOCK: opening a FIFO without a writer returns at once instead
+     * of waiting; fstat on the descriptor then tells what was opened, with
+     * no window between looking and opening. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0) {
+        int e = errno;
+        struct stat st;
+        /* A socket cannot be opened at all (ENXIO): say what it is. */
+        if (e != ENOENT && stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+            return refuse_kind(path, st.st_mode, err);
+        orr_fail(err, ORR_ERR_OPEN, "%s: cannot open: %s", path, strerror(e));
+        errno = e;
+        return ORR_ERR_OPEN;
+    }
+    struct stat st;
+    int flags;
+    if (fstat(fd, &st) != 0 || (flags = fcntl(fd, F_GETFL)) < 0 ||
+        (S_ISREG(st.st_mode) && fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0)) {
+        int e = errno;
+        close(fd);
+        orr_fail(err, ORR_ERR_OPEN, "%s: cannot open: %s", path, strerror(e));
+        errno = e;
+        return ORR_ERR_OPEN;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        close(fd);
+        return refuse_kind(path, st.st_mode, err);
+    }
+    *out = fdopen(fd, "rb");
+    if (!*out) {
+        int e = errno;
+        close(fd);
+        orr_fail(err, ORR_ERR_OPEN, "%s: cannot open: %s", path, strerror(e));
+        errno = e;
+        return ORR_ERR_OPEN;
+    }
+    return ORR_OK;
+}
+
 static orr_status slurp(const char *path, size_t max_bytes, orr_buffer *out, orr_error *err)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return orr_fail(err, ORR_ERR_OPEN, "%s: cannot open: %s", path, strerror(errno));
+    FILE *f;
+    orr_status s = orr_open_input(path, &f, err);
+    if (s != ORR_OK)
+        return s;
 
     size_t cap = 1 << 16, size = 0;
     char *data = malloc(cap + 1);
@@ -284,4 +359,121 @@ uint64_t orr_hash64(uint64_t h, const void *data, size_t n)
         h *= 0x100000001b3ULL;
     }
     return h;
+}
+
+/* ---- output files ---- */
+
+/* The folder part of path ("." for a bare name), into dir; 0 if it fits. */
+static int folder_of(const char *path, char *dir, size_t size)
+{
+    const char *slash = strrchr(path, '/');
+    size_t n = !slash ? 0 : slash == path ? 1 : (size_t)(slash - path);
+    if (n + 2 > size)
+        return -1;
+    if (n == 0)
+        strcpy(dir, ".");
+    else {
+        memcpy(dir, path, n);
+        dir[n] = '\0';
+    }
+    return 0;
+}
+
+orr_status orr_output_check(const char *path, orr_error *err)
+{
+    char dir[4096];
+    struct stat st;
+    if (!*path)
+        return orr_fail(err, ORR_ERR_WRITE, "cannot write an output file with an empty name");
+    if (folder_of(path, dir, sizeof dir) != 0)
+        return orr_fail(err, ORR_ERR_WRITE, "%.200s...: cannot write: %s", path,
+                        strerror(ENAMETOOLONG));
+    if (stat(dir, &st) != 0)
+        return orr_fail(err, ORR_ERR_WRITE, "%s: cannot write: folder %s: %s", path, dir,
+                        strerror(errno));
+    if (!S_ISDIR(st.st_mode))
+        return orr_fail(err, ORR_ERR_WRITE, "%s: cannot write: %s: %s", path, dir,
+                        strerror(ENOTDIR));
+    if (access(dir, W_OK | X_OK) != 0)
+        return orr_fail(err, ORR_ERR_WRITE, "%s: cannot write in folder %s: %s", path, dir,
+                        strerror(errno));
+    /* The output replaces PATH by a rename: over a device (/dev/null) or a
+     * directory that would be wrong or fail only after the computing. */
+    if (stat(path, &st) == 0) {
+        if (!S_ISREG(st.st_mode))
+            return orr_fail(err, ORR_ERR_WRITE, "%s: cannot write: it is %s, not a regular file",
+                            path, file_kind(st.st_mode));
+    } else if (errno != ENOENT) {
+        return orr_fail(err, ORR_ERR_WRITE, "%s: cannot write: %s", path, strerror(errno));
+    }
+    return ORR_OK;
+}
+
+orr_status orr_output_open(orr_output *o, const char *path, const char *suffix, orr_error *err)
+{
+    o->f = NULL;
+    o->path[0] = o->tmp[0] = '\0';
+    if (!suffix || !*suffix)
+        return orr_fail(err, ORR_ERR_INTERNAL, "%s: an output needs a temporary suffix", path);
+    if (strlen(path) >= sizeof o->path || strlen(path) + strlen(suffix) >= sizeof o->tmp)
+        return orr_fail(err, ORR_ERR_WRITE, "%.200s...: cannot write: %s", path,
+                        strerror(ENAMETOOLONG));
+    orr_status s = orr_output_check(path, err);
+    if (s != ORR_OK)
+        return s;
+    snprintf(o->path, sizeof o->path, "%s", path);
+    snprintf(o->tmp, sizeof o->tmp, "%s%s", path, suffix);
+    /* A temporary left by a killed run, or a symlink planted there to make
+     * us write through it: either way it goes, and O_EXCL|O_NOFOLLOW then
+     * refuses anything that appears in its place meanwhile. */
+    if (unlink(o->tmp) != 0 && errno != ENOENT)
+        return orr_fail(err, ORR_ERR_WRITE, "%s: cannot remove the old temporary file: %s", o->tmp,
+                        strerror(errno));
+    int fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return orr_fail(err, ORR_ERR_WRITE, "%s: cannot create: %s", o->tmp, strerror(errno));
+    o->f = fdopen(fd, "wb");
+    if (!o->f) {
+        int e = errno;
+        close(fd);
+        unlink(o->tmp);
+        return orr_fail(err, ORR_ERR_WRITE, "%s: cannot create: %s", o->tmp, strerror(e));
+    }
+    return ORR_OK;
+}
+
+orr_status orr_output_commit(orr_output *o, orr_error *err)
+{
+    if (!o->f)
+        return orr_fail(err, ORR_ERR_INTERNAL, "%s: output file is not open", o->path);
+    FILE *f = o->f;
+    o->f = NULL;
+    /* fflush first: it retries what a failed write left buffered and so
+     * recovers its errno; an error flag that survives it was a write that
+     * failed without leaving one (EIO stands for it). */
+    int e = 0;
+    if (fflush(f) != 0)
+        e = errno;
+    else if (ferror(f))
+        e = EIO;
+    else if (fsync(fileno(f)) != 0)
+        e = errno;
+    if (fclose(f) != 0 && !e)
+        e = errno;
+    if (!e && rename(o->tmp, o->path) != 0)
+        e = errno;
+    if (e) {
+        unlink(o->tmp);
+        return orr_fail(err, ORR_ERR_WRITE, "%s: cannot write: %s", o->path, strerror(e));
+    }
+    return ORR_OK;
+}
+
+void orr_output_abort(orr_output *o)
+{
+    if (o && o->f) {
+        fclose(o->f);
+        o->f = NULL;
+        unlink(o->tmp);
+    }
 }

@@ -4,10 +4,12 @@
  * what they exchange: little-endian float32/64 and complex64/128 in C
  * order. */
 #include <errno.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "io.h"
 
@@ -92,7 +94,27 @@ static orr_status parse_descr(const char *h, const char *path, orr_npy *out, orr
     return ORR_OK;
 }
 
-/* The shape tuple, "(3, 4)" or "(3,)": up to 4 dimensions, at least one. */
+/* One dimension at *v: a whole number from 0 to LONG_MAX, then ',' or ')'
+ * (blanks allowed). Advances *v past the number; 0 if it is one. */
+static int parse_dim(const char **v, long *n)
+{
+    char *end;
+    errno = 0;
+    long x = strtol(*v, &end, 10);
+    if (end == *v || errno == ERANGE || x < 0)
+        return -1;
+    const char *p = end;
+    while (*p == ' ')
+        p++;
+    if (*p != ',' && *p != ')')
+        return -1;
+    *n = x;
+    *v = end;
+    return 0;
+}
+
+/* The shape tuple, "(3, 4)" or "(3,)": up to 4 dimensions, at least one,
+ * and an element count that fits a size_t. */
 static orr_status parse_shape(const char *h, const char *path, orr_npy *out, orr_error *err)
 {
     const char *v = dict_value(h, "shape");
@@ -105,15 +127,22 @@ static orr_status parse_shape(const char *h, const char *path, orr_npy *out, orr
             v++;
         if (*v == ')')
             break;
-        char *end;
-        long n = strtol(v, &end, 10);
-        if (end == v || n < 0 || out->ndim >= 4)
-            return orr_fail(err, ORR_ERR_INPUT, "%s: header field 'shape': %s", path,
-                            out->ndim >= 4 ? "more than 4 dimensions" : "not whole numbers");
+        if (out->ndim >= 4)
+            return orr_fail(err, ORR_ERR_INPUT, "%s: header field 'shape': more than 4 dimensions",
+                            path);
+        long n;
+        if (parse_dim(&v, &n) != 0)
+            return orr_fail(err, ORR_ERR_INPUT,
+                            "%s: header field 'shape': dimension %d is not a whole number from 0 "
+                            "to %ld",
+                            path, out->ndim + 1, LONG_MAX);
         out->shape[out->ndim++] = n;
-        out->count *= (size_t)n;
-        v = end;
+        if (__builtin_mul_overflow(out->count, (size_t)n, &out->count))
+            return orr_fail(err, ORR_ERR_INPUT,
+                            "%s: header field 'shape': the number of elements overflows", path);
     }
+    if (*v != ')')
+        return orr_fail(err, ORR_ERR_INPUT, "%s: header field 'shape': the tuple is not closed", path);
     if (out->ndim == 0)
         return orr_fail(err, ORR_ERR_INPUT, "%s: header field 'shape': a scalar, not an array", path);
     return ORR_OK;
@@ -141,13 +170,52 @@ static orr_status read_header(FILE *f, const char *path, size_t hlen, orr_npy *o
     return st;
 }
 
+/* "(3, 4)" for messages. */
+static void shape_text(const orr_npy *a, char *buf, size_t size)
+{
+    int n = snprintf(buf, size, "(");
+    for (int i = 0; i < a->ndim && n > 0 && (size_t)n < size; i++)
+        n += snprintf(buf + n, size - (size_t)n, "%ld%s", a->shape[i],
+                      i + 1 < a->ndim ? ", " : a->ndim == 1 ? ",)" : ")");
+}
+
+/* The data's size in bytes as the header says, checked against the file's
+ * (the bytes after the header) before anything is allocated: a few bytes
+ * must not make us ask for gigabytes. */
+static orr_status check_size(FILE *f, const char *path, const orr_npy *a, size_t *bytes,
+                             orr_error *err)
+{
+    char shape[128];
+    struct stat st;
+    shape_text(a, shape, sizeof shape);
+    if (__builtin_mul_overflow(a->count, dtypes[a->dtype].size, bytes))
+        return orr_fail(err, ORR_ERR_INPUT, "%s: shape %s of %s: the size in bytes overflows", path,
+                        shape, dtypes[a->dtype].name);
+    long here = ftell(f);
+    if (here < 0 || fstat(fileno(f), &st) != 0)
+        return orr_fail(err, ORR_ERR_OPEN, "%s: cannot read: %s", path, strerror(errno));
+    const unsigned long long have =
+        st.st_size > here ? (unsigned long long)st.st_size - (unsigned long long)here : 0;
+    if (have != *bytes)
+        return orr_fail(err, ORR_ERR_INPUT,
+                        "%s: %s: shape %s of %s needs %zu bytes of data, the file has %llu after "
+                        "its header",
+                        path, have < *bytes ? "data truncated" : "more data than the shape says",
+                        shape, dtypes[a->dtype].name, *bytes, have);
+    return ORR_OK;
+}
+
 /* The data, exactly as many bytes as the shape says. */
 static orr_status read_data(FILE *f, const char *path, orr_npy *out, orr_error *err)
 {
-    const size_t bytes = out->count * dtypes[out->dtype].size;
+    size_t bytes;
+    orr_status st = check_size(f, path, out, &bytes, err);
+    if (st != ORR_OK)
+        return st;
     out->data = malloc(bytes ? bytes : 1);
     if (!out->data)
         return orr_fail(err, ORR_ERR_NOMEM, "%s: out of memory for %zu bytes", path, bytes);
+    /* Checked again: the file may change while it is read. */
     if (fread(out->data, 1, bytes, f) != bytes)
         return orr_fail(err, ORR_ERR_INPUT, "%s: data truncated (the shape needs %zu bytes)", path,
                         bytes);
@@ -159,11 +227,12 @@ static orr_status read_data(FILE *f, const char *path, orr_npy *out, orr_error *
 orr_status orr_npy_read(const char *path, orr_npy *out, orr_error *err)
 {
     memset(out, 0, sizeof *out);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return orr_fail(err, ORR_ERR_OPEN, "%s: cannot open: %s", path, strerror(errno));
+    FILE *f;
+    orr_status st = orr_open_input(path, &f, err);
+    if (st != ORR_OK)
+        return st;
     size_t hlen = 0;
-    orr_status st = read_preamble(f, path, &hlen, err);
+    st = read_preamble(f, path, &hlen, err);
     if (st == ORR_OK)
         st = read_header(f, path, hlen, out, err);
     if (st == ORR_OK && !host_is_little_endian())
@@ -181,11 +250,12 @@ orr_status orr_npy_write(const char *path, orr_npy_dtype dtype, int ndim, const 
 {
     char dict[256], dims[160] = "";
     size_t count = 1;
+    int overflow = 0;
     for (int i = 0; i < ndim; i++) {
         char one[24];
         snprintf(one, sizeof one, "%ld,%s", shape[i], ndim > 1 && i + 1 < ndim ? " " : "");
         strncat(dims, one, sizeof dims - strlen(dims) - 1);
-        count *= (size_t)shape[i];
+        overflow |= shape[i] < 0 || __builtin_mul_overflow(count, (size_t)shape[i], &count);
     }
     if (ndim > 1)
         dims[strlen(dims) - 1] = '\0';   /* (3, 4) but (3,) */
@@ -198,16 +268,18 @@ orr_status orr_npy_write(const char *path, orr_npy_dtype dtype, int ndim, const 
     dict[len++] = '\n';
     unsigned char pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(hlen & 0xff),
                              (unsigned char)(hlen >> 8)};
-    FILE *f = fopen(path, "wb");
-    if (!f)
-        return orr_fail(err, ORR_ERR_WRITE, "%s: cannot write: %s", path, strerror(errno));
-    const size_t bytes = count * dtypes[dtype].size;
-    int ok = fwrite(pre, 1, 10, f) == 10 && fwrite(dict, 1, (size_t)hlen, f) == (size_t)hlen &&
-             fwrite(data, 1, bytes, f) == bytes;
-    ok = (fclose(f) == 0) && ok;
-    if (!ok) {
-        remove(path);
-        return orr_fail(err, ORR_ERR_WRITE, "%s: write failed", path);
+    size_t bytes;
+    if (overflow || __builtin_mul_overflow(count, dtypes[dtype].size, &bytes))
+        return orr_fail(err, ORR_ERR_INTERNAL, "%s: the array's size in bytes overflows", path);
+    orr_output o;
+    orr_status st = orr_output_open(&o, path, ".partial", err);
+    if (st != ORR_OK)
+        return st;
+    if (fwrite(pre, 1, 10, o.f) != 10 || fwrite(dict, 1, (size_t)hlen, o.f) != (size_t)hlen ||
+        fwrite(data, 1, bytes, o.f) != bytes) {
+        int e = errno;
+        orr_output_abort(&o);
+        return orr_fail(err, ORR_ERR_WRITE, "%s: cannot write: %s", path, strerror(e));
     }
-    return ORR_OK;
+    return orr_output_commit(&o, err);
 }

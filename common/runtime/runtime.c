@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -81,7 +82,11 @@ const orr_init_data *orr_runtime_init_data(void) { return &init_data; }
 void orr_runtime_resolve(const char *logical, char *physical, size_t size)
 {
 #if HAVE_BOINC
-    if (using_boinc) {
+    /* BOINC opens the file to look for a soft link: a FIFO there would
+     * block it forever. A name that is not a regular file is passed on as
+     * it is, for the reader to refuse. */
+    struct stat st;
+    if (using_boinc && !(stat(logical, &st) == 0 && !S_ISREG(st.st_mode))) {
         orr_boinc_resolve(logical, physical, size);
         return;
     }
