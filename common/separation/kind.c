@@ -33,17 +33,11 @@
 #define SEP_MAX_BATCH 4096
 #define STAR_CHUNK 4096   /* stars per likelihood step */
 
-/* The checkpoint payload. It is only ever read back by the same app version
- * (the checkpoint header says so), so the struct is saved as it lies in
- * memory; it is zeroed before use so padding is deterministic too. */
-typedef struct {
-    int32_t member;    /* being integrated; == members once all are done */
-    int32_t area;      /* being integrated, within member */
-    int32_t printed;   /* the tags are in stderr and the output files exist */
-    int32_t members;
-    sep_area_sums sums[SEP_MAX_AREAS];   /* member's areas so far */
-    sep_result done[SEP_MAX_BUNDLE];     /* integrals of members < member */
-} sep_run_state;
+/* The checkpoint payload is sep_run_state (separation.h). It is only ever
+ * read back by the same app version (the checkpoint header says so), so
+ * the struct is saved as it lies in memory; it is zeroed before use so
+ * padding is deterministic too. A loaded one is checked field by field
+ * (sep_run_state_check) before the run goes on from it. */
 
 /* The kind's options struct: the run options (plan reads them), the
  * search values they point to, and the parser's place. */
@@ -63,13 +57,10 @@ typedef struct {
     sep_stars stars;
     sep_setup setup;
     int members;
+    sep_work_size size;       /* what the limits were checked on (and --check prints) */
     double *bg_prob, *st_prob;
-    FILE *membership;
-    char membership_tmp[4200];
-    char membership_path[4096];
-    FILE *results;            /* -t copy of the tags */
-    char results_tmp[4200];
-    char results_path[4096];
+    orr_output membership;    /* -o FILE */
+    orr_output results;       /* -t copy of the tags */
     uint64_t identity;        /* work unit identity for the checkpoint */
     int batch;                /* chunks per backend call */
     int min_batch;
@@ -93,14 +84,8 @@ static void job_release(sep_job *job)
     free(job->partials);
     free(job->st_prob);
     free(job->st);
-    if (job->membership) {
-        fclose(job->membership);
-        remove(job->membership_tmp);
-    }
-    if (job->results) {
-        fclose(job->results);
-        remove(job->results_tmp);
-    }
+    orr_output_abort(&job->membership);
+    orr_output_abort(&job->results);
 }
 
 static void job_free(void *job)
@@ -109,28 +94,41 @@ static void job_free(void *job)
     free(job);
 }
 
-/* Outputs are written to a temporary name and renamed at the end, so a run
- * that fails leaves no partial file behind. */
-static orr_status open_output(const char *logical, char *path, size_t pathsz, char *tmp,
-                              size_t tmpsz, FILE **f, orr_error *err)
+/* Outputs are written to a temporary name and renamed at the end
+ * (orr_output), so a run that fails leaves no partial file behind. */
+static orr_status open_output(const char *logical, orr_output *o, orr_error *err)
 {
-    orr_runtime_resolve(logical, path, pathsz);
-    snprintf(tmp, tmpsz, "%s.partial", path);
-    *f = fopen(tmp, "w");
-    if (!*f)
-        return orr_fail(err, ORR_ERR_WRITE, "%s: cannot create output file", tmp);
-    return ORR_OK;
+    char path[sizeof o->path];
+    orr_runtime_resolve(logical, path, sizeof path);
+    return orr_output_open(o, path, ".partial", err);
 }
 
-static orr_status close_output(FILE **f, const char *tmp, const char *path, orr_error *err)
+/* Before any work: an output that cannot be written fails now, not after
+ * the whole computation. */
+static orr_status check_outputs(const sep_run_options *opt, orr_error *err)
 {
-    int bad = ferror(*f) | fclose(*f);
-    *f = NULL;
-    if (bad || rename(tmp, path) != 0) {
-        remove(tmp);
-        return orr_fail(err, ORR_ERR_WRITE, "%s: cannot write output file", path);
+    char path[4096];
+    orr_status s = ORR_OK;
+    if (opt->membership_file) {
+        orr_runtime_resolve(opt->membership_file, path, sizeof path);
+        s = orr_output_check(path, err);
     }
-    return ORR_OK;
+    if (s == ORR_OK && opt->write_results_file) {
+        orr_runtime_resolve(RESULTS_FILE, path, sizeof path);
+        s = orr_output_check(path, err);
+    }
+    return s;
+}
+
+/* A bundle member's failure names the member (one work unit's needs no
+ * prefix). */
+static orr_status member_error(const sep_job *job, int m, orr_status s, orr_error *err)
+{
+    if (s == ORR_OK || job->members == 1)
+        return s;
+    char inner[sizeof err->message];
+    snprintf(inner, sizeof inner, "%s", err->message);
+    return orr_fail(err, s, "bundle member %d: %s", m, inner);
 }
 
 /* Bundle member m's parameters and model constants, from the file and the
@@ -187,19 +185,23 @@ static orr_status load_inputs(sep_job *job, orr_error *err)
     if (s != ORR_OK)
         return s;
 
+    /* The grid's limits before any table or star is allocated, then
+     * again with the stars (the likelihood's share of the cost). */
+    char params_path[4096];
+    snprintf(params_path, sizeof params_path, "%s", path);
+    s = sep_work_unit_size(&job->file, 0, job->members, &job->size, err);
+    if (s == ORR_OK)
+        s = sep_work_unit_limits(&job->size, &job->file, params_path, err);
+    if (s != ORR_OK)
+        return s;
+
     /* Check every member's parameters before any work starts. */
     for (int m = 0; m < job->members; m++) {
         sep_params member;
         sep_model_consts mc;
-        s = prepare_member(job, m, &member, &mc, err);
-        if (s != ORR_OK) {
-            if (job->members > 1) {
-                char inner[sizeof err->message];
-                snprintf(inner, sizeof inner, "%s", err->message);
-                orr_fail(err, s, "bundle member %d: %s", m, inner);
-            }
+        s = member_error(job, m, prepare_member(job, m, &member, &mc, err), err);
+        if (s != ORR_OK)
             return s;
-        }
         if (m == 0) {
             s = sep_setup_init(&member, &mc, &job->setup, err);
             if (s != ORR_OK)
@@ -209,6 +211,10 @@ static orr_status load_inputs(sep_job *job, orr_error *err)
 
     orr_runtime_resolve(opt->stars_file, path, sizeof path);
     s = sep_stars_load(path, &job->stars, err);
+    if (s == ORR_OK)
+        s = sep_work_unit_size(&job->file, job->stars.n, job->members, &job->size, err);
+    if (s == ORR_OK)
+        s = sep_work_unit_limits(&job->size, &job->file, params_path, err);
     if (s != ORR_OK)
         return s;
     work_unit_identity(job);
@@ -227,18 +233,6 @@ static double fraction_done(const sep_job *job, double cells_done, double stars_
     double cells = (double)job->setup.total_cells * job->members;
     double stars = (double)job->stars.n * job->members;
     return (cells_done + stars_done) / (cells + stars);
-}
-
-/* A checkpoint that passed its CRC and identity checks is this work unit's;
- * checking the positions anyway keeps a logic error from indexing out of
- * range. */
-static int state_fits(const sep_job *job, const sep_run_state *st)
-{
-    if (st->members != job->members || st->member < 0 || st->member > job->members ||
-        st->area < 0 || st->area >= job->setup.n_areas)
-        return 0;
-    const int next = st->sums[st->area].next_chunk;
-    return next >= 0 && next <= sep_area_chunks(&job->setup.areas[st->area]);
 }
 
 static double cells_in_area(const sep_area_tables *t)
@@ -277,11 +271,9 @@ static orr_status open_outputs(sep_job *job, orr_error *err)
     const sep_run_options *opt = job->opt;
     orr_status s = ORR_OK;
     if (opt->membership_file)
-        s = open_output(opt->membership_file, job->membership_path, sizeof job->membership_path,
-                        job->membership_tmp, sizeof job->membership_tmp, &job->membership, err);
+        s = open_output(opt->membership_file, &job->membership, err);
     if (s == ORR_OK && opt->write_results_file)
-        s = open_output(RESULTS_FILE, job->results_path, sizeof job->results_path, job->results_tmp,
-                        sizeof job->results_tmp, &job->results, err);
+        s = open_output(RESULTS_FILE, &job->results, err);
     return s;
 }
 
@@ -331,7 +323,7 @@ static orr_status advance_integrals(sep_job *job, orr_error *err)
             return ORR_OK;
         rc = sep_finish_integrals(&job->mc, s, st->sums, &st->done[st->member], err);
         if (rc != ORR_OK)
-            return rc;
+            return member_error(job, st->member, rc, err);
         st->member++;
         st->area = 0;
         memset(st->sums, 0, sizeof st->sums);
@@ -359,8 +351,8 @@ static orr_status integral_step(sep_job *job, orr_step *out, orr_error *err)
     sep_run_state *st = job->st;
     const sep_area_tables *t = &job->setup.areas[st->area];
     sep_area_sums *sum = &st->sums[st->area];
-    const int left = sep_area_chunks(t) - sum->next_chunk;
-    const int count = job->batch < left ? job->batch : left;
+    const int64_t left = sep_area_chunks(t) - sum->next_chunk;
+    const int count = job->batch < left ? job->batch : (int)left;
     const double t0 = orr_runtime_seconds();
     orr_status s = job->ops.ops.integral_chunks(job->ops.state, &job->mc, &job->setup, st->area,
                                                 sum->next_chunk, count, job->partials, err);
@@ -382,14 +374,15 @@ static orr_status integral_step(sep_job *job, orr_step *out, orr_error *err)
 static orr_status finish_likelihood(sep_job *job, int m, orr_error *err)
 {
     const sep_model_consts *mc = &job->mc;
-    if (job->membership) {
-        fprintf(job->membership, "# bundle member %d: l b r p_background", m);
+    if (job->membership.f) {
+        fprintf(job->membership.f, "# bundle member %d: l b r p_background", m);
         for (int j = 0; j < mc->n_streams; j++)
-            fprintf(job->membership, " p_stream%d", j + 1);
-        fputc('\n', job->membership);
+            fprintf(job->membership.f, " p_stream%d", j + 1);
+        fputc('\n', job->membership.f);
     }
-    return sep_likelihood_from_probs(mc, &job->stars, job->bg_prob, job->st_prob,
-                                     &job->st->done[m], job->membership, err);
+    orr_status s = sep_likelihood_from_probs(mc, &job->stars, job->bg_prob, job->st_prob,
+                                             &job->st->done[m], job->membership.f, err);
+    return member_error(job, m, s, err);
 }
 
 /* Phase 2, short, so it is simply redone after a restart: one chunk of
@@ -444,11 +437,11 @@ static orr_status sep_report(void *p, orr_error *err)
 {
     sep_job *job = p;
     orr_status s = ORR_OK;
-    if (job->membership)
-        s = close_output(&job->membership, job->membership_tmp, job->membership_path, err);
-    if (s == ORR_OK && job->results) {
-        print_tags(job, job->results);
-        s = close_output(&job->results, job->results_tmp, job->results_path, err);
+    if (job->membership.f)
+        s = orr_output_commit(&job->membership, err);
+    if (s == ORR_OK && job->results.f) {
+        print_tags(job, job->results.f);
+        s = orr_output_commit(&job->results, err);
     }
     if (s != ORR_OK)
         return s;
@@ -487,16 +480,28 @@ static void log_resume(const sep_job *job, const char *path)
     else if (st->member == job->members)
         orr_log("resuming from checkpoint: integrals done, likelihood next");
     else
-        orr_log("resuming from checkpoint: bundle member %d, area %d, chunk %d of %d", st->member,
-                st->area, st->sums[st->area].next_chunk, sep_area_chunks(&job->setup.areas[st->area]));
+        orr_log("resuming from checkpoint: bundle member %d, area %d, chunk %d of %lld", st->member,
+                st->area, st->sums[st->area].next_chunk,
+                (long long)sep_area_chunks(&job->setup.areas[st->area]));
 }
 
 static orr_status sep_restore(void *p, const void *payload, size_t size, const char *path,
                               int *reported, orr_error *err)
 {
     sep_job *job = p;
-    if (size != sizeof *job->st || !state_fits(job, payload))
-        return orr_fail(err, ORR_ERR_CHECKPOINT, "%s: payload does not fit this work unit", path);
+    if (size != sizeof *job->st)
+        return orr_fail(err, ORR_ERR_CHECKPOINT, "%s: payload of %zu bytes, this app saves %zu",
+                        path, size, sizeof *job->st);
+    /* The header says this app version wrote it for this work unit; its
+     * fields are checked all the same, since anyone can recompute a CRC
+     * and a position outside the grid would read outside the tables or
+     * skip cells. */
+    if (sep_run_state_check(payload, &job->setup, job->members, job->file.n_streams, err) != ORR_OK) {
+        char inner[sizeof err->message];
+        snprintf(inner, sizeof inner, "%s", err->message);
+        return orr_fail(err, ORR_ERR_CHECKPOINT, "%s: does not fit this work unit: %s", path,
+                        inner);
+    }
     memcpy(job->st, payload, sizeof *job->st);
     *reported = job->st->printed;
     log_resume(job, path);
@@ -512,7 +517,9 @@ static orr_status sep_plan(const void *opts, orr_backend *be, void **out, orr_er
     job->opt = opt;
     job->be = be;
     job->mc_member = -1;
-    orr_status s = sep_ops_of(be, &job->ops, err);
+    orr_status s = check_outputs(opt, err);
+    if (s == ORR_OK)
+        s = sep_ops_of(be, &job->ops, err);
     if (s == ORR_OK) {
         const int mb = job->ops.ops.min_batch ? job->ops.ops.min_batch(job->ops.state) : 1;
         job->min_batch = mb < 1 ? 1 : mb > SEP_MAX_BATCH ? SEP_MAX_BATCH : mb;
@@ -659,13 +666,14 @@ static orr_status sep_check_tool(void *p, orr_backend *device, const orr_error *
     printf("params_per_member %d\n", info.per_wu);
     printf("convolve %d\n", info.convolve);
     printf("areas %d\n", info.n_areas);
-    printf("cells %lld\n", info.cells);
+    printf("cells %lld\n", info.size.cells);
     printf("stars %d\n", info.n_stars);
-    printf("integral_flops %.6e\n", info.cost.integral_flops);
-    printf("likelihood_flops %.6e\n", info.cost.likelihood_flops);
-    printf("model_flops %.6e\n", info.cost.model_flops);
-    printf("rsc_fpops_est %.6e\n", info.cost.fpops_est);
-    printf("memory_bytes %.6e\n", info.memory_bytes);
+    printf("integral_flops %.6e\n", info.size.cost.integral_flops);
+    printf("likelihood_flops %.6e\n", info.size.cost.likelihood_flops);
+    printf("model_flops %.6e\n", info.size.cost.model_flops);
+    printf("rsc_fpops_est %.6e\n", info.size.cost.fpops_est);
+    printf("table_bytes %.6e\n", info.size.table_bytes);
+    printf("memory_bytes %.6e\n", info.size.memory_bytes);
     *failed = 0;
     return ORR_OK;
 }
@@ -711,17 +719,7 @@ orr_status sep_check_work_unit(const sep_run_options *opt, sep_work_unit_info *i
         info->convolve = job.file.convolve;
         info->n_areas = job.setup.n_areas;
         info->n_stars = job.stars.n;
-        info->cells = job.setup.total_cells;
-        sep_estimate_cost(&job.file, job.stars.n, job.members, &info->cost);
-        /* What the CPU app holds at its peak: the stars (positions,
-         * probabilities, the decompressed text while parsing), the grid
-         * tables, the threads' node tables and the process itself
-         * (measured: see workunits/README.md). */
-        double tables = 0;
-        for (int a = 0; a < job.setup.n_areas; a++)
-            tables += (double)job.setup.areas[a].r_steps * job.file.convolve * 2 * sizeof(double);
-        info->memory_bytes = 40e6 + job.stars.n * (3.0 * 8 + 8.0 * (1 + job.file.n_streams) + 64.0) +
-                             3 * tables;
+        info->size = job.size;   /* the numbers load_inputs checked the limits on */
     }
     job_release(&job);
     return s;

@@ -282,19 +282,43 @@ static orr_status take_settings(cursor *c, sep_params *p)
     return take_int(c, "wedge", -1000, 1000, &p->wedge);
 }
 
+/* An area's chunks are numbered with int (separation.h): a grid whose
+ * chunk count, taken in 64 bits, exceeds SEP_MAX_AREA_CHUNKS is refused
+ * here rather than overflowing later into a silent zero integral. */
+static orr_status check_area_chunks(orr_error *err, const char *where, int area, const sep_area *a)
+{
+    const int64_t chunks = sep_grid_chunks(a->mu.steps, a->nu.steps);
+    if (chunks > SEP_MAX_AREA_CHUNKS)
+        return orr_fail(err, ORR_ERR_INPUT,
+                        "%sarea %d: %d mu x %d nu steps make %lld chunks of %d mu columns; at most %d",
+                        where, area, a->mu.steps, a->nu.steps, (long long)chunks, SEP_CHUNK_MU,
+                        SEP_MAX_AREA_CHUNKS);
+    return ORR_OK;
+}
+
+/* One area's three axes (keys r, mu, nu with the suffix), then its size. */
+static orr_status take_area(cursor *c, const char *suffix, int index, sep_area *a)
+{
+    char key[3][16], where[600];
+    snprintf(key[0], sizeof key[0], "r%s", suffix);
+    snprintf(key[1], sizeof key[1], "mu%s", suffix);
+    snprintf(key[2], sizeof key[2], "nu%s", suffix);
+    TRY(take_axis(c, key[0], &a->r));
+    TRY(take_axis(c, key[1], &a->mu));
+    TRY(take_axis(c, key[2], &a->nu));
+    snprintf(where, sizeof where, "%s:%d: key '%s': ", c->path, c->lines[c->pos - 1].line,
+             key[2]);
+    return check_area_chunks(c->err, where, index, a);
+}
+
 /* The integration area, then its cuts (the same axes, named r_cut ...). */
 static orr_status take_areas(cursor *c, sep_params *p)
 {
-    TRY(take_axis(c, "r", &p->areas[0].r));
-    TRY(take_axis(c, "mu", &p->areas[0].mu));
-    TRY(take_axis(c, "nu", &p->areas[0].nu));
+    TRY(take_area(c, "", 0, &p->areas[0]));
     int cuts;
     TRY(take_int(c, "number_cuts", 0, SEP_MAX_AREAS - 1, &cuts));
-    for (int i = 1; i <= cuts; i++) {
-        TRY(take_axis(c, "r_cut", &p->areas[i].r));
-        TRY(take_axis(c, "mu_cut", &p->areas[i].mu));
-        TRY(take_axis(c, "nu_cut", &p->areas[i].nu));
-    }
+    for (int i = 1; i <= cuts; i++)
+        TRY(take_area(c, "_cut", i, &p->areas[i]));
     p->n_areas = 1 + cuts;
     return ORR_OK;
 }
@@ -366,18 +390,18 @@ orr_status sep_params_validate(const sep_params *p, sep_model model, orr_error *
     if (model == SEP_MODEL_V146 && !(p->background_weight >= 0.0 && p->background_weight <= 1.0))
         return orr_fail(err, ORR_ERR_INPUT, "background weight w_b = %g is outside [0, 1]",
                         p->background_weight);
+    if (p->n_areas < 1 || p->n_areas > SEP_MAX_AREAS)
+        return orr_fail(err, ORR_ERR_INPUT, "%d integration areas: expected 1 to %d", p->n_areas,
+                        SEP_MAX_AREAS);
+    /* Again for parameters that did not come through the parser; the
+     * limits on the whole work unit are sep_work_unit_limits'. */
     for (int a = 0; a < p->n_areas; a++) {
         const sep_area *ar = &p->areas[a];
-        /* r-point tables hold r_steps * convolve entries of 3 doubles. */
-        double table_bytes = (double)ar->r.steps * p->convolve * 3 * sizeof(double);
-        if (table_bytes > 2e9)
-            return orr_fail(err, ORR_ERR_INPUT,
-                            "area %d: %d r steps x convolve %d needs %.1f GB of tables; refusing",
-                            a, ar->r.steps, p->convolve, table_bytes / 1e9);
-        double cells = (double)ar->r.steps * ar->mu.steps * ar->nu.steps;
-        if (cells > 1e11)
-            return orr_fail(err, ORR_ERR_INPUT, "area %d: %.3g cells is beyond any real work unit",
-                            a, cells);
+        if (ar->r.steps < 1 || ar->mu.steps < 1 || ar->nu.steps < 1)
+            return orr_fail(err, ORR_ERR_INPUT, "area %d: step counts must be positive", a);
+        orr_status s = check_area_chunks(err, "", a, ar);
+        if (s != ORR_OK)
+            return s;
     }
     return ORR_OK;
 }

@@ -63,8 +63,9 @@ orr_status sep_params_load(const char *path, sep_params *out, orr_error *err);
 orr_status sep_params_parse(const char *path, const char *text, size_t len, sep_params *out,
                             orr_error *err);
 
-/* Model-independent checks on values (steps even and positive, sigma != 0,
- * q != 0, w_b in [0, 1], memory limits...). */
+/* Model-independent checks on values (steps even and positive, at most
+ * SEP_MAX_AREA_CHUNKS chunks an area, sigma != 0, q != 0, w_b in [0, 1]).
+ * The limits on a whole work unit are sep_work_unit_limits'. */
 orr_status sep_params_validate(const sep_params *p, sep_model model, orr_error *err);
 
 /* How many search parameters one work unit takes under model. */
@@ -156,14 +157,27 @@ void sep_column_direction(const sep_model_consts *mc, const sep_area_tables *t, 
 
 /* ---- evaluation ---- */
 
+/* Chunks are numbered with int everywhere (ops.h, the GPU kernels, the
+ * checkpoint), so no area may have more than this many: the parser
+ * refuses one that would (sep_grid_chunks, in 64 bits). Real wedges have
+ * 64 000. */
+#define SEP_MAX_AREA_CHUNKS (1 << 30)
+
+/* Chunks of a grid of mu_steps x nu_steps columns, in 64 bits so that it
+ * cannot overflow whatever the step counts. */
+static inline int64_t sep_grid_chunks(int mu_steps, int nu_steps)
+{
+    return (int64_t)nu_steps * (((int64_t)mu_steps + SEP_CHUNK_MU - 1) / SEP_CHUNK_MU);
+}
+
 static inline int sep_chunks_per_row(const sep_area_tables *t)
 {
     return (t->mu_steps + SEP_CHUNK_MU - 1) / SEP_CHUNK_MU;
 }
 
-static inline int sep_area_chunks(const sep_area_tables *t)
+static inline int64_t sep_area_chunks(const sep_area_tables *t)
 {
-    return t->nu_steps * sep_chunks_per_row(t);
+    return sep_grid_chunks(t->mu_steps, t->nu_steps);
 }
 
 /* Chunk k of an area: its nu row and mu columns [mu_begin, mu_end). */
@@ -194,12 +208,20 @@ typedef struct {
     int n_streams;
 } sep_result;
 
-/* Combine the areas' sums into the integrals (wedge minus cuts). */
+/* Combine the areas' sums into the integrals (wedge minus cuts), checked
+ * by sep_check_integrals. */
 orr_status sep_finish_integrals(const sep_model_consts *mc, const sep_setup *s,
                                 const sep_area_sums *areas, sep_result *res, orr_error *err);
 
+/* Integrals the likelihood can divide by: the background's positive and
+ * finite, every stream's finite and not negative (zero for a negligible
+ * stream). Anything else is ORR_ERR_NUMERIC: nothing would be computed. */
+orr_status sep_check_integrals(const sep_result *res, orr_error *err);
+
 /* The likelihoods from per-star probabilities (backend output); writes one
- * membership line per star to membership if it is not NULL. */
+ * membership line per star to membership if it is not NULL. A search
+ * likelihood that is not finite becomes -999 (docs/separation.md section
+ * 6); any other likelihood that is not finite is ORR_ERR_NUMERIC. */
 orr_status sep_likelihood_from_probs(const sep_model_consts *mc, const sep_stars *stars,
                                      const double *bg_prob, const double *st_prob,
                                      sep_result *res, FILE *membership, orr_error *err);
@@ -207,6 +229,28 @@ orr_status sep_likelihood_from_probs(const sep_model_consts *mc, const sep_stars
 /* Exact text of the result tags (docs/separation.md section 8); member k >= 1 suffixes
  * every tag with k. */
 void sep_report_result(FILE *f, const sep_result *res, int member);
+
+/* The separation kind's checkpoint payload (kind.c), saved whole: where
+ * the integration is and every sum so far. Only the same app version reads
+ * it back, but its CRC proves nothing about its values (anyone can
+ * recompute one), so a loaded payload is checked by sep_run_state_check
+ * before use. */
+typedef struct {
+    int32_t member;    /* being integrated; == members once all are done */
+    int32_t area;      /* being integrated, within member */
+    int32_t printed;   /* the tags are in stderr and the output files exist */
+    int32_t members;
+    sep_area_sums sums[SEP_MAX_AREAS];   /* member's areas so far */
+    sep_result done[SEP_MAX_BUNDLE];     /* integrals of members < member */
+} sep_run_state;
+
+/* ORR_OK when every field of st fits the work unit (setup s, members
+ * bundle members of n_streams streams): positions within the grid, areas
+ * before the current one complete and after it untouched, finished
+ * members' integrals usable, sums finite, unused slots empty. Else
+ * ORR_ERR_CHECKPOINT naming the first field that does not fit. */
+orr_status sep_run_state_check(const sep_run_state *st, const sep_setup *s, int members,
+                               int n_streams, orr_error *err);
 
 /* ---- running the kind ----
  * The kind's descriptor (kind.c, registered in app/kinds.c) parses these
@@ -239,15 +283,45 @@ typedef struct {
  * 251 + 12 ns + 54). */
 void sep_estimate_cost(const sep_params *p, int n_stars, int members, sep_cost *c);
 
+/* Limits per work unit (docs/separation.md section 10), all areas and
+ * bundle members together, far above any real MilkyWay@Home work unit
+ * (the largest: 1.6e9 cells, 5e7 bytes of tables, 2.5e14 model flops for
+ * a bundle of five 4-stream members) and far below what would exhaust a
+ * volunteer's host. */
+#define SEP_MAX_CELLS 2e10              /* grid cells, all areas */
+#define SEP_MAX_TABLE_BYTES 1073741824.0   /* 1 GiB of grid tables */
+#define SEP_MAX_MODEL_FLOPS 5e15        /* (integral + likelihood) x members */
+
+/* The size of a work unit: what --check prints and the limits judge, from
+ * one function (sep_work_unit_size). */
+typedef struct {
+    long long cells;       /* grid cells, all areas (one bundle member: members share the grid) */
+    double table_bytes;    /* the grid tables the largest app holds: the host's, its padded
+                              or device copy, and a GPU's direction per grid column */
+    double memory_bytes;   /* the CPU app's peak resident size, estimated */
+    int members;           /* bundle members the cost counts */
+    sep_cost cost;
+} sep_work_size;
+
+/* The size of the work unit of file p with n_stars stars (0: not read
+ * yet) and members bundle members, in 64 bits; ORR_ERR_INPUT if a count
+ * overflows even that (never for a file the parser accepted). */
+orr_status sep_work_unit_size(const sep_params *p, int n_stars, int members, sep_work_size *z,
+                              orr_error *err);
+
+/* ORR_ERR_INPUT naming the estimate and the limit when z exceeds a limit;
+ * what names the work unit (the parameter file) in the message. */
+orr_status sep_work_unit_limits(const sep_work_size *z, const sep_params *p, const char *what,
+                                orr_error *err);
+
 /* A work unit as the app would see it, checked as the app checks it
- * (files, search values, every bundle member's model), nothing computed:
- * the work-unit generator runs it before anything reaches a volunteer. */
+ * (files, search values, every bundle member's model, the limits),
+ * nothing computed: the work-unit generator runs it before anything
+ * reaches a volunteer. */
 typedef struct {
     sep_model model;
     int n_streams, members, per_wu, convolve, n_areas, n_stars;
-    long long cells;
-    sep_cost cost;
-    double memory_bytes;   /* the CPU app's peak resident size, estimated */
+    sep_work_size size;    /* the numbers the limits were checked on */
 } sep_work_unit_info;
 
 /* Load and check a work unit without running it (see sep_work_unit_info). */

@@ -356,6 +356,11 @@ static const params_breakage breakages[] = {
     {"sgr coordinates", "sgr_coordinates:", "sgr_coordinates: 1", "not supported"},
     {"sigma zero", "stream_parameters[5]: 148", "stream_parameters[5]: 148.0, 22.4, 0.4, -0.4, 0.0", "sigma = 0"},
     {"q zero", "background_parameters[4]:", "background_parameters[4]: 1.0, 0.0, 12.3, 1.0", "q = 0"},
+    /* nu x ceil(mu / 16) beyond int once silently gave zero integrals */
+    {"chunk count beyond int", "number_cuts:",
+     "number_cuts: 1\nr_cut[min,max,steps][3]: 16, 23, 2\nmu_cut[min,max,steps][3]: 150, 229, 4000\n"
+     "nu_cut[min,max,steps][3]: -1.25, 1.25, 10000000",
+     "bad.txt:50: key 'nu_cut': area 1: 4000 mu x 10000000 nu steps make 2500000000 chunks"},
     {"truncated file", "stream_weight: -1.361644", NULL, NULL},
 };
 
@@ -532,6 +537,219 @@ static void test_compressed_reading(void)
     unlink(zl);
 }
 
+/* ---------------- hostile work units ---------------- */
+
+/* small11's text with its grid replaced: wedge r, mu, nu steps, then n
+ * identical cuts of cr, cmu, cnu steps. */
+static char *grid_text(int r, int mu, int nu, int n, int cr, int cmu, int cnu)
+{
+    char line[128];
+    snprintf(line, sizeof line, "r[min,max,steps]: 16.0, 23.0, %d", r);
+    char *a = replace_line(small11_text, "r[min,max,steps]:", line);
+    snprintf(line, sizeof line, "mu[min,max,steps]: 150, 229, %d", mu);
+    char *b = replace_line(a, "mu[min,max,steps]:", line);
+    free(a);
+    snprintf(line, sizeof line, "nu[min,max,steps]: -1.25, 1.25, %d", nu);
+    a = replace_line(b, "nu[min,max,steps]:", line);
+    free(b);
+    size_t cap = 64 + (size_t)n * 200;
+    char *cuts = malloc(cap);
+    size_t at = (size_t)snprintf(cuts, cap, "number_cuts: %d", n);
+    for (int i = 0; i < n; i++)
+        at += (size_t)snprintf(cuts + at, cap - at,
+                               "\nr_cut[min,max,steps][3]: 16.0, 23.0, %d\nmu_cut[min,max,steps][3]: 150, 229, %d"
+                               "\nnu_cut[min,max,steps][3]: -1.25, 1.25, %d",
+                               cr, cmu, cnu);
+    b = replace_line(a, "number_cuts:", cuts);
+    free(a);
+    free(cuts);
+    return b;
+}
+
+/* The size of a grid as the app reckons it, and the limits' verdict. */
+static orr_status grid_verdict(int r, int mu, int nu, int n, int cr, int cmu, int cnu, int stars,
+                               int members, sep_work_size *z, orr_error *err)
+{
+    char *text = grid_text(r, mu, nu, n, cr, cmu, cnu);
+    sep_params p;
+    orr_status s = sep_params_parse("grid.txt", text, strlen(text), &p, err);
+    free(text);
+    if (s == ORR_OK)
+        s = sep_work_unit_size(&p, stars, members, z, err);
+    if (s == ORR_OK)
+        s = sep_work_unit_limits(z, &p, "grid.txt", err);
+    return s;
+}
+
+static void expect_limit(orr_status s, const orr_error *err, const char *what)
+{
+    CU_ASSERT_EQUAL(s, ORR_ERR_INPUT);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err->message, what));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err->message, "more than the limit of"));
+    if (s != ORR_ERR_INPUT || !strstr(err->message, what))
+        printf("\n  wanted a refusal naming '%s', got %d: %s", what, (int)s, err->message);
+}
+
+/* Limits hold for the work unit, every area and member together: 16
+ * areas each under the old per-area limits are refused as a whole. */
+static void test_work_unit_limits(void)
+{
+    sep_work_size z;
+    orr_error err;
+    orr_error_clear(&err);
+    /* 16 areas of 600 000 r steps: 3.7e10 bytes of tables */
+    expect_limit(grid_verdict(600000, 16, 2, 15, 600000, 16, 2, 3, 1, &z, &err), &err,
+                 "tables need 3.72e+10 bytes (16 areas");
+    /* 16 areas of 1e11 cells: 1.6e12 cells, 4.4e16 flops */
+    expect_limit(grid_verdict(1000, 10000, 10000, 15, 1000, 10000, 10000, 3, 1, &z, &err), &err,
+                 "1.6e+12 grid cells (16 areas)");
+    /* a grid within the cell limit, but 64 bundle members of it */
+    CU_ASSERT_EQUAL(grid_verdict(1400, 1600, 6400, 0, 0, 0, 0, 100000, 1, &z, &err), ORR_OK);
+    expect_limit(grid_verdict(1400, 1600, 6400, 0, 0, 0, 0, 100000, 64, &z, &err), &err,
+                 "model flops (64 bundle members");
+    /* the numbers --check prints are those judged: the cells as setup counts them */
+    CU_ASSERT_EQUAL(grid_verdict(140, 160, 64, 1, 70, 40, 40, 97434, 1, &z, &err), ORR_OK);
+    CU_ASSERT_EQUAL(z.cells, 140LL * 160 * 64 + 70 * 40 * 40);
+    CU_ASSERT_EQUAL(z.members, 1);
+    /* host tables (2 + 2 convolve doubles per r step, 2 per nu step), a copy, the directions */
+    double host = ((140 + 70) * (2.0 + 240) + 2.0 * (64 + 40)) * 8;
+    CU_ASSERT_DOUBLE_EQUAL(z.table_bytes, 2 * host + (160.0 * 64 + 40 * 40) * 32, 0.5);
+    sep_cost c;
+    char *text = grid_text(140, 160, 64, 1, 70, 40, 40);
+    sep_params p;
+    CU_ASSERT_EQUAL_FATAL(sep_params_parse("grid.txt", text, strlen(text), &p, &err), ORR_OK);
+    free(text);
+    sep_estimate_cost(&p, 97434, 1, &c);
+    CU_ASSERT_DOUBLE_EQUAL(z.cost.model_flops, c.model_flops, 0);
+}
+
+/* Every real work unit passes with room to spare: its grid with the
+ * largest catalogue (126 000 stars) in a bundle of 5, well under a fifth
+ * of each limit. */
+static void test_real_work_units_within_limits(void)
+{
+    static const char *const files[] = {
+        "params_head/astronomy_parameters-11-aux.txt.gz", "params_head/astronomy_parameters-12.txt.gz",
+        "params_head/astronomy_parameters-79.txt.gz", "params_head/astronomy_parameters-82.txt.gz",
+        "params_head/astronomy_parameters-86.txt.gz", "params_head/astronomy_parameters-86-aux.txt.gz",
+        "params_2010/astronomy_parameters-11.txt.gz", "params_2010/astronomy_parameters-20.txt.gz",
+        "params_2010/astronomy_parameters-21.txt.gz", "params_v146/astronomy_parameters-86-small-v146.txt.gz",
+    };
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", datadir, files[i]);
+        sep_params p;
+        sep_work_size z;
+        orr_error err;
+        CU_ASSERT_EQUAL_FATAL(sep_params_load(path, &p, &err), ORR_OK);
+        CU_ASSERT_EQUAL(sep_work_unit_size(&p, 126000, 5, &z, &err), ORR_OK);
+        CU_ASSERT_EQUAL(sep_work_unit_limits(&z, &p, path, &err), ORR_OK);
+        const int roomy = z.cells < SEP_MAX_CELLS / 5 && z.table_bytes < SEP_MAX_TABLE_BYTES / 5 &&
+                          z.cost.model_flops < SEP_MAX_MODEL_FLOPS / 5;
+        CU_ASSERT(roomy);
+        if (!roomy)
+            printf("\n  %s: %lld cells, %.3g table bytes, %.3g flops: too close to the limits",
+                   files[i], z.cells, z.table_bytes, z.cost.model_flops);
+    }
+}
+
+static void test_integrals_that_cannot_divide(void)
+{
+    sep_result r;
+    orr_error err;
+    memset(&r, 0, sizeof r);
+    r.n_streams = 2;
+    r.background_integral = 3e-4;
+    r.stream_integral[0] = 34.0;
+    r.stream_integral[1] = 0.0;   /* a negligible stream's, by convention */
+    CU_ASSERT_EQUAL(sep_check_integrals(&r, &err), ORR_OK);
+    const double bad_bg[] = {0.0, -1e-5, NAN, INFINITY};
+    for (size_t i = 0; i < sizeof bad_bg / sizeof bad_bg[0]; i++) {
+        sep_result b = r;
+        b.background_integral = bad_bg[i];
+        CU_ASSERT_EQUAL(sep_check_integrals(&b, &err), ORR_ERR_NUMERIC);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "background integral"));
+    }
+    const double bad_st[] = {-2.0, NAN, -INFINITY};
+    for (size_t i = 0; i < sizeof bad_st / sizeof bad_st[0]; i++) {
+        sep_result b = r;
+        b.stream_integral[1] = bad_st[i];
+        CU_ASSERT_EQUAL(sep_check_integrals(&b, &err), ORR_ERR_NUMERIC);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "stream 2"));
+    }
+}
+
+/* A cut identical to the wedge: wedge minus cut is exactly 0, refused
+ * instead of printing nan with exit 0. */
+static void test_cut_equal_to_wedge(void)
+{
+    char *text = grid_text(10, 16, 4, 1, 10, 16, 4);
+    sep_params p;
+    sep_model_options opt = {SEP_MODEL_CLASSIC, 0, 0};
+    sep_model_consts mc;
+    sep_setup s;
+    orr_error err;
+    CU_ASSERT_EQUAL_FATAL(sep_params_parse("cut.txt", text, strlen(text), &p, &err), ORR_OK);
+    free(text);
+    CU_ASSERT_EQUAL_FATAL(sep_model_consts_init(&p, &opt, SEP_MODEL_CLASSIC, &mc, &err), ORR_OK);
+    CU_ASSERT_EQUAL_FATAL(sep_setup_init(&p, &mc, &s, &err), ORR_OK);
+    sep_area_sums sums[2];
+    memset(sums, 0, sizeof sums);
+    for (int a = 0; a < 2; a++) {
+        sep_partial part[4];
+        const int n = (int)sep_area_chunks(&s.areas[a]);
+        CU_ASSERT_EQUAL_FATAL(n, 4);
+        CU_ASSERT_EQUAL(sep_reference_ops.integral_chunks(NULL, &mc, &s, a, 0, n, part, &err), ORR_OK);
+        for (int k = 0; k < n; k++)
+            sep_partial_merge(&sums[a].sum, &part[k], mc.n_streams);
+        sums[a].next_chunk = n;
+    }
+    CU_ASSERT(sums[0].sum.bg.sum > 0);
+    sep_result res;
+    CU_ASSERT_EQUAL(sep_finish_integrals(&mc, &s, sums, &res, &err), ORR_ERR_NUMERIC);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "background integral (wedge minus cuts) is 0"));
+    sep_setup_free(&s);
+}
+
+/* No likelihood tag prints as nan: the search likelihood's documented
+ * -999, anything else refused. */
+static void test_likelihood_tags_finite(void)
+{
+    sep_model_consts mc;
+    memset(&mc, 0, sizeof mc);
+    mc.n_streams = 1;
+    mc.exp_bg_weight = 1.0;
+    mc.exp_stream_weight[0] = 1.0;
+    mc.sum_exp_weights = 2.0;
+    double l = 10, b = 20, r = 5, bg_prob = 1e308, st_prob = 1e308;
+    sep_stars stars = {1, &l, &b, &r, 0};
+    sep_result res;
+    orr_error err;
+    memset(&res, 0, sizeof res);
+    res.n_streams = 1;
+    res.background_integral = 1.0;
+    res.stream_integral[0] = 1.0;
+    /* the star's total overflows: the search likelihood alone is not finite */
+    CU_ASSERT_EQUAL(sep_likelihood_from_probs(&mc, &stars, &bg_prob, &st_prob, &res, NULL, &err), ORR_OK);
+    CU_ASSERT_DOUBLE_EQUAL(res.search_likelihood, -999.0, 0);
+    CU_ASSERT(isfinite(res.background_likelihood) && isfinite(res.stream_only_likelihood[0]));
+    /* a zero stream integral (sigma <= 1e-4) and zero probability: 0 / 0 */
+    st_prob = 0.0;
+    bg_prob = 1e-3;
+    res.stream_integral[0] = 0.0;
+    CU_ASSERT_EQUAL(sep_likelihood_from_probs(&mc, &stars, &bg_prob, &st_prob, &res, NULL, &err),
+                    ORR_ERR_NUMERIC);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "stream-only likelihood of stream 1 is not finite"));
+    /* a weight whose exponential overflows leaves the background nothing */
+    res.stream_integral[0] = 1.0;
+    st_prob = 1e-3;
+    mc.exp_stream_weight[0] = INFINITY;
+    mc.sum_exp_weights = INFINITY;
+    CU_ASSERT_EQUAL(sep_likelihood_from_probs(&mc, &stars, &bg_prob, &st_prob, &res, NULL, &err),
+                    ORR_ERR_NUMERIC);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "background-only likelihood is not finite"));
+}
+
 /* ---------------- checkpoint format ---------------- */
 
 static char ckpt_path[64];
@@ -636,6 +854,149 @@ static void test_checkpoint_corruptions(void)
     free(good);
 }
 
+/* ---------------- checkpoint state ---------------- */
+
+/* small86's grid (a wedge and one cut) for the state checks. */
+static sep_setup state_setup;
+static int state_chunks[2];
+
+static void state_setup_init(void)
+{
+    char path[4096];
+    sep_params p;
+    sep_model_options opt = {SEP_MODEL_CLASSIC, 0, 0};
+    sep_model_consts mc;
+    orr_error err;
+    snprintf(path, sizeof path, "%s/params_head/astronomy_parameters-86-small.txt.gz", datadir);
+    CU_ASSERT_EQUAL_FATAL(sep_params_load(path, &p, &err), ORR_OK);
+    CU_ASSERT_EQUAL_FATAL(p.n_areas, 2);
+    CU_ASSERT_EQUAL_FATAL(sep_model_consts_init(&p, &opt, SEP_MODEL_CLASSIC, &mc, &err), ORR_OK);
+    CU_ASSERT_EQUAL_FATAL(sep_setup_init(&p, &mc, &state_setup, &err), ORR_OK);
+    for (int a = 0; a < 2; a++)
+        state_chunks[a] = (int)sep_area_chunks(&state_setup.areas[a]);
+}
+
+/* A member's integrals as the run would have them (one stream). */
+static void finished_member(sep_result *r)
+{
+    memset(r, 0, sizeof *r);
+    r->n_streams = 1;
+    r->background_integral = 1.2e-4;
+    r->stream_integral[0] = 310.5;
+}
+
+/* Three bundle members, the second being integrated: in the cut, at chunk 3. */
+static void mid_run_state(sep_run_state *st)
+{
+    memset(st, 0, sizeof *st);
+    st->members = 3;
+    st->member = 1;
+    st->area = 1;
+    st->sums[0].next_chunk = state_chunks[0];
+    st->sums[0].sum.bg.sum = 1.3e-4;
+    st->sums[0].sum.bg.corr = 1e-21;
+    st->sums[0].sum.st[0].sum = 320.0;
+    st->sums[1].next_chunk = 3;
+    st->sums[1].sum.bg.sum = 1e-6;
+    st->sums[1].sum.st[0].sum = 9.5;
+    finished_member(&st->done[0]);
+}
+
+/* The state once every member is integrated (and maybe reported). */
+static void done_state(sep_run_state *st, int printed)
+{
+    memset(st, 0, sizeof *st);
+    st->members = 3;
+    st->member = 3;
+    st->printed = printed;
+    for (int m = 0; m < 3; m++) {
+        finished_member(&st->done[m]);
+        if (printed) {
+            st->done[m].background_likelihood = -3.3;
+            st->done[m].stream_only_likelihood[0] = -4.1;
+            st->done[m].search_likelihood = -999.0;
+        }
+    }
+}
+
+static void expect_state(const sep_run_state *st, const char *what, const char *reason)
+{
+    orr_error err;
+    orr_error_clear(&err);
+    orr_status s = sep_run_state_check(st, &state_setup, 3, 1, &err);
+    if (!reason) {
+        CU_ASSERT_EQUAL(s, ORR_OK);
+        if (s != ORR_OK)
+            printf("\n  %s: refused: %s", what, err.message);
+        return;
+    }
+    CU_ASSERT_EQUAL(s, ORR_ERR_CHECKPOINT);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, reason));
+    if (s != ORR_ERR_CHECKPOINT || !strstr(err.message, reason))
+        printf("\n  %s: status %d, message '%s' lacks '%s'", what, (int)s, err.message, reason);
+}
+
+/* Every field of a checkpoint with a valid CRC is checked against the
+ * work unit: positions, completeness, sums, results, unused slots. */
+static void test_checkpoint_state_fields(void)
+{
+    sep_run_state st;
+    state_setup_init();
+    mid_run_state(&st);
+    expect_state(&st, "mid-run state", NULL);
+    done_state(&st, 0);
+    expect_state(&st, "integrals done", NULL);
+    done_state(&st, 1);
+    expect_state(&st, "reported", NULL);
+
+#define MID(change, reason)                  \
+    do {                                     \
+        mid_run_state(&st);                  \
+        change;                              \
+        expect_state(&st, #change, reason);  \
+    } while (0)
+#define DONE(printed, change, reason)        \
+    do {                                     \
+        done_state(&st, printed);            \
+        change;                              \
+        expect_state(&st, #change, reason);  \
+    } while (0)
+    MID(st.members = 2, "2 bundle members, the work unit has 3");
+    MID(st.member = -1, "bundle member -1 is outside 0..3");
+    MID(st.member = 4, "bundle member 4 is outside 0..3");
+    MID(st.printed = 7, "reported flag 7");
+    MID(st.printed = 1, "results reported, but bundle member 1 of 3 is not integrated");
+    MID(st.area = 2, "area 2 is outside 0..1");
+    MID(st.area = -1, "area -1 is outside 0..1");
+    /* the case: another area's position out of range */
+    MID(st.sums[0].next_chunk = 5, "area 0 is at chunk 5 of 640, but a later area");
+    MID(st.sums[0].next_chunk = -1000000, "area 0 is at chunk -1000000");
+    MID(st.sums[1].next_chunk = state_chunks[1] + 1, "area 1 is at chunk 121, outside 0..120");
+    MID(st.sums[1].next_chunk = -1, "area 1 is at chunk -1, outside");
+    MID((st.area = 0, st.sums[0].next_chunk = 7), "area 1 has sums but is not integrated yet");
+    MID(st.sums[2].next_chunk = 1, "area 2 has sums but the work unit has no such area");
+    MID(st.sums[15].sum.bg.corr = 1e-30, "area 15 has sums");
+    MID(st.sums[1].sum.bg.sum = NAN, "area 1's sums");
+    MID(st.sums[0].sum.st[0].corr = INFINITY, "area 0's sums");
+    MID(st.sums[1].sum.st[3].sum = 1.0, "area 1's sums are not those of 3 chunks of 1 stream");
+    MID((st.sums[1].next_chunk = 0), "area 1's sums are not those of 0 chunks");
+    MID(st.done[0].n_streams = 2, "bundle member 0: 2 streams, the work unit has 1");
+    MID(st.done[0].background_integral = 0, "bundle member 0: the background integral");
+    MID(st.done[0].background_integral = NAN, "bundle member 0: the background integral");
+    MID(st.done[0].stream_integral[0] = -1, "bundle member 0: the integral of stream 1");
+    MID(st.done[0].stream_integral[4] = 1, "bundle member 0: unused stream slot 5 holds values");
+    MID(st.done[0].search_likelihood = NAN, "bundle member 0: a likelihood");
+    MID(st.done[1].background_integral = 1, "bundle member 1 has results but is not integrated yet");
+    MID(st.done[63].n_streams = 1, "bundle member 63 has results but is not in the work unit");
+    DONE(0, st.area = 1, "area 1 is outside 0..0");
+    DONE(0, st.sums[0].next_chunk = state_chunks[0], "area 0 has sums but every member's integrals are done");
+    DONE(1, st.done[2].stream_only_likelihood[0] = -INFINITY, "bundle member 2: a likelihood");
+    DONE(1, st.done[3].search_likelihood = -3, "bundle member 3 has results but is not in the work unit");
+#undef MID
+#undef DONE
+    sep_setup_free(&state_setup);
+}
+
 int main(void)
 {
     datadir = getenv("ORR_DATA");
@@ -675,9 +1036,18 @@ int main(void)
     CU_add_test(bad, "star catalogue breakages", test_stars_breakages);
     CU_add_test(bad, "plain, gzip, zlib, corrupt, truncated", test_compressed_reading);
 
+    CU_pSuite hostile = CU_add_suite("hostile work units", NULL, NULL);
+    CU_add_test(hostile, "limits per work unit, not per area", test_work_unit_limits);
+    CU_add_test(hostile, "real work units pass the limits with room", test_real_work_units_within_limits);
+    CU_add_test(hostile, "integrals the likelihood cannot divide by", test_integrals_that_cannot_divide);
+    CU_add_test(hostile, "a cut equal to the wedge", test_cut_equal_to_wedge);
+    CU_add_test(hostile, "no likelihood tag prints as nan", test_likelihood_tags_finite);
+
     CU_pSuite ck = CU_add_suite("checkpoint format", NULL, NULL);
     CU_add_test(ck, "round trip, atomic write", test_checkpoint_round_trip);
     CU_add_test(ck, "corrupt, truncated, foreign, old files refused", test_checkpoint_corruptions);
+    CU_pSuite cs = CU_add_suite("checkpoint state", NULL, NULL);
+    CU_add_test(cs, "every field checked against the work unit", test_checkpoint_state_fields);
 
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
