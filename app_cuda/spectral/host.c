@@ -18,6 +18,7 @@ typedef struct {
     size_t smem_limit;      /* the device's opt-in shared memory per block */
     orr_dbuf shapes;        /* CONV2D: the permuted shapes */
     orr_dbuf diagonals;     /* TRIDIAG: dl, d, du */
+    orr_dbuf status;        /* TRIDIAG: an int a system, 0 or -1 (a breakdown) */
 } cuda_spec;
 
 static int is_pow2(long n) { return n > 0 && (n & (n - 1)) == 0; }
@@ -169,8 +170,10 @@ static orr_status enqueue_conv2d(orr_device *dev, cuda_spec *c, const spec_desc 
 static orr_status enqueue_tridiag(orr_device *dev, cuda_spec *c, const spec_desc *d,
                                   const spec_buffers *b, const spec_device_io *io, orr_error *err)
 {
-    const size_t bytes = io->in_bytes;
+    const size_t bytes = io->in_bytes, status_bytes = (size_t)d->batch * sizeof(int);
     orr_status s = orr_dbuf_reserve(dev, &c->diagonals, 3 * bytes, err);
+    if (s == ORR_OK)
+        s = orr_dbuf_reserve(dev, &c->status, status_bytes, err);
     char *diag = c->diagonals.mem;
     if (s == ORR_OK)
         s = dev->api->upload(dev, diag, 0, b->dl, bytes, err);
@@ -178,11 +181,20 @@ static orr_status enqueue_tridiag(orr_device *dev, cuda_spec *c, const spec_desc
         s = dev->api->upload(dev, diag, bytes, b->d, bytes, err);
     if (s == ORR_OK)
         s = dev->api->upload(dev, diag, 2 * bytes, b->du, bytes, err);
+    if (s == ORR_OK)   /* the kernel writes only the systems that break down */
+        s = dev->api->fill(dev, c->status.mem, 0, status_bytes, err);
     if (s != ORR_OK)
         return s;
     int e = orr_cuda_tridiag(d->precision == SPEC_F32, d->n, d->batch, diag, diag + bytes,
-                             diag + 2 * bytes, io->in, io->out);
+                             diag + 2 * bytes, io->in, io->out, c->status.mem);
     return e ? orr_cuda_fail(err, e, "launching the tridiagonal solver") : ORR_OK;
+}
+
+static orr_status tridiag_status(orr_device *dev, void *kern, const spec_desc *d, int *status,
+                                 orr_error *err)
+{
+    const cuda_spec *c = kern;
+    return dev->api->download(dev, status, c->status.mem, 0, (size_t)d->batch * sizeof(int), err);
 }
 
 static orr_status enqueue(orr_device *dev, void *kern, const spec_desc *d, const spec_buffers *b,
@@ -211,10 +223,11 @@ static void release(orr_device *dev, void *kern)
     cuda_spec *c = kern;
     orr_dbuf_free(dev, &c->shapes);
     orr_dbuf_free(dev, &c->diagonals);
+    orr_dbuf_free(dev, &c->status);
     free(c);
 }
 
-static const spec_device_kernels cuda_spec_kernels = {check, enqueue, release};
+static const spec_device_kernels cuda_spec_kernels = {check, enqueue, release, tridiag_status};
 
 orr_status spec_cuda_attach(orr_backend *be, orr_kind_slot *slot, orr_error *err)
 {

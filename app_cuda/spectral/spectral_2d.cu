@@ -44,11 +44,11 @@ extern "C" int orr_cuda_conv2d(int single, int mfft, int m, int batch, int per_s
 }
 
 extern "C" int orr_cuda_tridiag(int single, int n, int batch, const void *dl, const void *d,
-                                const void *du, const void *rhs, void *x)
+                                const void *du, const void *rhs, void *x, int *status)
 {
     if (single)
         return (int)tridiag_launch<float>((const float *)dl, (const float *)d, (const float *)du,
-                                          (const float *)rhs, (float *)x, n, batch, 0);
+                                          (const float *)rhs, (float *)x, n, batch, 0, status);
     return (int)tridiag_launch<double>((const double *)dl, (const double *)d, (const double *)du,
-                                       (const double *)rhs, (double *)x, n, batch, 0);
+                                       (const double *)rhs, (double *)x, n, batch, 0, status);
 }

@@ -882,20 +882,29 @@ static cudaError_t conv2d_launch(const typename s2d_cpx<T>::type *slices, const 
  * Global memory is read and written once, coalesced: each warp stages its
  * 32 chunks through a padded shared-memory tile (a chunk M + 1 apart, so
  * neither side conflicts on banks). Diagonally dominant systems: no
- * pivoting. dl of row 0 and du of row n - 1 are ignored; x may be rhs. */
+ * pivoting; a zero or non-finite divisor anywhere in steps 1 and 2 (the
+ * method's pivots) marks the system's status -1. dl of row 0 and du of
+ * row n - 1 are ignored; x may be rhs. */
 /* a row of a reduced system with its diagonal divided out:
  * a x_{i-s} + x_i + c x_{i+s} = d */
 template <typename T> struct tridiag_row {
     T a, c, d;
 };
 
+/* Whether a divisor breaks the elimination down: zero, infinite or NaN. */
+template <typename T> __device__ __forceinline__ bool tridiag_breaks(T den)
+{
+    return den == (T)0 || !isfinite(den);
+}
+
 /* one parallel-cyclic-reduction step of row r with its neighbours s rows
  * away (absent ones beyond the system's ends): r minus a times the left
- * row and c times the right one, divided by what is left of the diagonal */
+ * row and c times the right one, divided by what is left of the diagonal
+ * (a breakdown sets bad) */
 template <typename T>
 __device__ __forceinline__ tridiag_row<T> tridiag_pcr_row(tridiag_row<T> r, tridiag_row<T> left,
                                                           tridiag_row<T> right, bool has_left,
-                                                          bool has_right)
+                                                          bool has_right, bool &bad)
 {
     T diag = 1, na = 0, nc = 0, nd = r.d;
     if (has_left) {
@@ -908,6 +917,7 @@ __device__ __forceinline__ tridiag_row<T> tridiag_pcr_row(tridiag_row<T> r, trid
         diag -= r.c * right.a;
         nd -= r.c * right.d;
     }
+    bad |= tridiag_breaks(diag);
     const T inv = (T)1 / diag;
     return {na * inv, nc * inv, nd * inv};
 }
@@ -1003,12 +1013,14 @@ __device__ __forceinline__ void tridiag_load_direct(const T *__restrict__ src, T
  * row k becoming a[k] x_0 + x_k + c[k] x_{k+1} = d[k] (k >= 1; row 0
  * keeps its left neighbour), then up, rows M-3..1 becoming a[k] x_0 + x_k
  * + c[k] x_{M-1} = d[k], then row 0: a[0] x_{-1} + x_0 + c[0] x_{M-1} =
- * d[0]. */
+ * d[0]. A zero or non-finite divisor sets bad. */
 template <typename T, int M>
-__device__ __forceinline__ void tridiag_chunk_reduce(T (&a)[M], T (&b)[M], T (&c)[M], T (&d)[M])
+__device__ __forceinline__ void tridiag_chunk_reduce(T (&a)[M], T (&b)[M], T (&c)[M], T (&d)[M],
+                                                     bool &bad)
 {
 #pragma unroll
     for (int k = 0; k < 2; k++) {
+        bad |= tridiag_breaks(b[k]);
         const T inv = (T)1 / b[k];
         a[k] *= inv;
         c[k] *= inv;
@@ -1016,7 +1028,9 @@ __device__ __forceinline__ void tridiag_chunk_reduce(T (&a)[M], T (&b)[M], T (&c
     }
 #pragma unroll
     for (int k = 2; k < M; k++) {
-        const T inv = (T)1 / (b[k] - a[k] * c[k - 1]);
+        const T den = b[k] - a[k] * c[k - 1];
+        bad |= tridiag_breaks(den);
+        const T inv = (T)1 / den;
         d[k] = (d[k] - a[k] * d[k - 1]) * inv;
         a[k] = -a[k] * a[k - 1] * inv;
         c[k] *= inv;
@@ -1028,7 +1042,9 @@ __device__ __forceinline__ void tridiag_chunk_reduce(T (&a)[M], T (&b)[M], T (&c
         c[k] = -c[k] * c[k + 1];
     }
     {
-        const T inv = (T)1 / ((T)1 - c[0] * a[1]);
+        const T den = (T)1 - c[0] * a[1];
+        bad |= tridiag_breaks(den);
+        const T inv = (T)1 / den;
         d[0] = (d[0] - c[0] * d[1]) * inv;
         a[0] *= inv;
         c[0] = -c[0] * c[1] * inv;
@@ -1040,13 +1056,14 @@ __device__ __forceinline__ void tridiag_chunk_reduce(T (&a)[M], T (&b)[M], T (&c
  * no barrier; row e +- s is thread t +- s/2's same row (s >= 2), or for s
  * = 1 the thread's other row or the neighbouring thread's. */
 template <typename T>
-__device__ __forceinline__ void tridiag_pcr_warp(tridiag_row<T> (&r)[2], int t, int tps, int rows)
+__device__ __forceinline__ void tridiag_pcr_warp(tridiag_row<T> (&r)[2], int t, int tps, int rows,
+                                                 bool &bad)
 {
     {
         const tridiag_row<T> left0 = tridiag_shfl_up(r[1], 1, tps);
         const tridiag_row<T> right1 = tridiag_shfl_down(r[0], 1, tps);
-        const tridiag_row<T> n0 = tridiag_pcr_row(r[0], left0, r[1], t > 0, true);
-        r[1] = tridiag_pcr_row(r[1], r[0], right1, true, t + 1 < tps);
+        const tridiag_row<T> n0 = tridiag_pcr_row(r[0], left0, r[1], t > 0, true, bad);
+        r[1] = tridiag_pcr_row(r[1], r[0], right1, true, t + 1 < tps, bad);
         r[0] = n0;
     }
     for (int s = 2; s < rows; s *= 2) {
@@ -1054,7 +1071,7 @@ __device__ __forceinline__ void tridiag_pcr_warp(tridiag_row<T> (&r)[2], int t, 
         for (int j = 0; j < 2; j++) {
             const tridiag_row<T> left = tridiag_shfl_up(r[j], s / 2, tps);
             const tridiag_row<T> right = tridiag_shfl_down(r[j], s / 2, tps);
-            r[j] = tridiag_pcr_row(r[j], left, right, 2 * t + j >= s, 2 * t + j + s < rows);
+            r[j] = tridiag_pcr_row(r[j], left, right, 2 * t + j >= s, 2 * t + j + s < rows, bad);
         }
     }
 }
@@ -1065,7 +1082,7 @@ __device__ __forceinline__ void tridiag_pcr_warp(tridiag_row<T> (&r)[2], int t, 
  * other, one barrier a step. */
 template <typename T>
 __device__ __forceinline__ void tridiag_pcr_shared(tridiag_row<T> (&r)[2], int t, int rows, int bd,
-                                                   tridiag_row<T> *const rs_first)
+                                                   tridiag_row<T> *const rs_first, bool &bad)
 {
     tridiag_row<T> *rs = rs_first;
     const int base = threadIdx.x - t;   /* the system's first thread in the block */
@@ -1080,7 +1097,7 @@ __device__ __forceinline__ void tridiag_pcr_shared(tridiag_row<T> (&r)[2], int t
             const tridiag_row<T> zero = {0, 0, 0};
             const tridiag_row<T> left = lo >= 0 ? rs[(lo & 1) * bd + base + (lo >> 1)] : zero;
             const tridiag_row<T> right = hi < rows ? rs[(hi & 1) * bd + base + (hi >> 1)] : zero;
-            n[j] = tridiag_pcr_row(r[j], left, right, lo >= 0, hi < rows);
+            n[j] = tridiag_pcr_row(r[j], left, right, lo >= 0, hi < rows, bad);
         }
         r[0] = n[0];
         r[1] = n[1];
@@ -1133,11 +1150,12 @@ __device__ __forceinline__ void tridiag_store(T *x, const T (&a)[M], const T (&c
 }
 
 /* The solver: M rows a thread, 2^tps_log2 threads a system (DIRECT: each
- * thread's rows straight from global memory in 16-byte vectors). */
+ * thread's rows straight from global memory in 16-byte vectors); status
+ * (NULL: none) -1 for a system whose elimination broke down. */
 template <typename T, int M, bool DIRECT>
 __global__ void __launch_bounds__(256)
 tridiag_kernel(const T *dl, const T *dg, const T *du, const T *rhs, T *x, int n, long batch,
-               int tps_log2)
+               int tps_log2, int *status)
 {
     extern __shared__ unsigned char s2d_smem[];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, bd = blockDim.x;
@@ -1159,16 +1177,22 @@ tridiag_kernel(const T *dl, const T *dg, const T *du, const T *rhs, T *x, int n,
         tridiag_stage_in<T, M>(rhs, tile, d, warp_first, n, tps_log2, batch, 3);
     }
     /* 1. each chunk to two rows of the reduced system */
-    tridiag_chunk_reduce<T, M>(a, b, c, d);
+    bool bad = false;
+    tridiag_chunk_reduce<T, M>(a, b, c, d, bad);
     /* 2. the reduced system: rows 2t (the chunk's first) and 2t + 1 (its
      * last) of the system's 2 TPS */
     const int tps = 1 << tps_log2, t = threadIdx.x & (tps - 1), rows = 2 * tps;
     tridiag_row<T> r[2] = {{a[0], c[0], d[0]}, {a[M - 1], c[M - 1], d[M - 1]}};
     if (tps <= 32)
-        tridiag_pcr_warp(r, t, tps, rows);
+        tridiag_pcr_warp(r, t, tps, rows, bad);
     else
-        tridiag_pcr_shared(r, t, rows, bd, reinterpret_cast<tridiag_row<T> *>(
-                                               reinterpret_cast<T *>(s2d_smem) + (bd / 32) * 32 * (M + 1)));
+        tridiag_pcr_shared(r, t, rows, bd,
+                           reinterpret_cast<tridiag_row<T> *>(reinterpret_cast<T *>(s2d_smem) +
+                                                              (bd / 32) * 32 * (M + 1)),
+                           bad);
+    /* any of the system's threads: they all store the same value */
+    if (bad && status && my_sys < batch)
+        status[my_sys] = -1;
     /* 3. back into the chunk */
     const T first = r[0].d, last = r[1].d;
     tridiag_store<T, M, DIRECT>(x, a, c, d, first, last, tile, lane, warp_first, my_sys, my_t, n, batch,
@@ -1199,7 +1223,8 @@ static inline tridiag_shape tridiag_shape_of(int n, size_t tsize)
 
 template <typename T, int M, bool DIRECT>
 static cudaError_t tridiag_launch_m(const T *dl, const T *d, const T *du, const T *rhs, T *x,
-                                    int n, long batch, const tridiag_shape &s, cudaStream_t stream)
+                                    int n, long batch, const tridiag_shape &s, cudaStream_t stream,
+                                    int *status)
 {
     cudaError_t e = fft_allow_smem((const void *)tridiag_kernel<T, M, DIRECT>, s.smem);
     if (e != cudaSuccess)
@@ -1207,7 +1232,7 @@ static cudaError_t tridiag_launch_m(const T *dl, const T *d, const T *du, const 
     const long threads = batch << s.tps_log2;
     const long blocks = (threads + s.threads - 1) / s.threads;
     tridiag_kernel<T, M, DIRECT><<<(unsigned)blocks, s.threads, s.smem, stream>>>(
-        dl, d, du, rhs, x, n, batch, s.tps_log2);
+        dl, d, du, rhs, x, n, batch, s.tps_log2, status);
     return cudaGetLastError();
 }
 
@@ -1224,16 +1249,18 @@ static inline bool tridiag_direct_ok(const T *dl, const T *d, const T *du, const
 /* x = A^-1 rhs for batch systems of n rows (1 <= n <= TRIDIAG_MAX_N), the
  * layout of cuSPARSE gtsv2StridedBatch; x may be rhs. Each thread loads
  * its own rows in 16-byte vectors where every array is 16-byte aligned and
- * n a whole number of vectors, else through the warp's shared tile. */
+ * n a whole number of vectors, else through the warp's shared tile.
+ * status (device, batch ints; NULL: not reported): -1 written for each
+ * system that broke down, the others left as they were. */
 template <typename T>
 static cudaError_t tridiag_launch(const T *dl, const T *d, const T *du, const T *rhs, T *x, int n,
-                                  int batch, cudaStream_t stream)
+                                  int batch, cudaStream_t stream, int *status = nullptr)
 {
     const tridiag_shape s = tridiag_shape_of(n, sizeof(T));
     const bool direct = tridiag_direct_ok(dl, d, du, rhs, x, n);
 #define TRIDIAG_GO(M)                                                                             \
-    return direct ? tridiag_launch_m<T, M, true>(dl, d, du, rhs, x, n, batch, s, stream)         \
-                  : tridiag_launch_m<T, M, false>(dl, d, du, rhs, x, n, batch, s, stream)
+    return direct ? tridiag_launch_m<T, M, true>(dl, d, du, rhs, x, n, batch, s, stream, status) \
+                  : tridiag_launch_m<T, M, false>(dl, d, du, rhs, x, n, batch, s, stream, status)
     if constexpr (sizeof(T) == 4)   /* (16 rows a thread: single precision only) */
         if (s.rows_per_thread == 16)
             TRIDIAG_GO(16);

@@ -33,9 +33,11 @@ int orr_cuda_fft2(int single, int n1, int n2, int batch, int inverse, const void
  * S[rev q][rev p] (rev: the log2 mfft bits reversed). */
 int orr_cuda_conv2d(int single, int mfft, int m, int batch, int per_shape, const void *slices,
                     const void *shapes_perm, void *out, const void *tw);
-/* gtsv2StridedBatch layout; x may be rhs. */
+/* gtsv2StridedBatch layout; x may be rhs. status: an int a system, set to
+ * -1 where the elimination meets a zero or non-finite pivot and left as
+ * it is elsewhere (the caller zeroes it first). */
 int orr_cuda_tridiag(int single, int n, int batch, const void *dl, const void *d, const void *du,
-                     const void *rhs, void *x);
+                     const void *rhs, void *x, int *status);
 
 #ifdef __cplusplus
 }

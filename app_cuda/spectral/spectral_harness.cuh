@@ -111,17 +111,22 @@ template <typename T> struct tables_1d {
     }
 };
 
-/* The long-double reference of one transform of a 1D kind. */
+/* The long-double reference of one transform of a 1D kind; the DCTs as
+ * the kernels compute them, the plain sums: half of scipy's backward norm
+ * (the app's host code applies the norm, spec_dct_factors). */
 static void reference_1d(int kind, int n, int inverse, const double *x, double *ref)
 {
     switch (kind) {
     case K_C2C: spec_ref_dft(n, inverse, x, ref); break;
     case RK_R2C: spec_ref_r2c(n, x, ref); break;
     case RK_C2R: spec_ref_c2r(n, x, ref); break;
-    case RK_DCT2: spec_ref_dct2(n, x, ref); break;
-    case RK_DCT3: spec_ref_dct3(n, x, ref); break;
+    case RK_DCT2: spec_ref_dct2(n, SPEC_NORM_BACKWARD, x, ref); break;
+    case RK_DCT3: spec_ref_dct3(n, SPEC_NORM_BACKWARD, x, ref); break;
     default: spec_ref_dht(n, x, ref); break;
     }
+    if (kind == RK_DCT2 || kind == RK_DCT3)
+        for (int i = 0; i < n; i++)
+            ref[i] /= 2;   /* exact */
 }
 #endif
 

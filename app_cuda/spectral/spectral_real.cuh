@@ -4,8 +4,11 @@
  * complex FFT of spectral_fft.cuh with the pre-processing fused into its
  * first load (from global memory) and the post-processing into its last
  * store (fft_real_radix). Formulas and conventions as the CPU kernels
- * (common/spectral/fft_generic.h): C2R carries 1/N, DCT-III is (N/2) times
- * the DCT-II's inverse, DHT = Re - Im of the real FFT. */
+ * (common/spectral/simd/lanes_kernel.h): C2R carries 1/N and ignores the
+ * imaginary parts of Y_0 and Y_{N/2}, DCT-III is (N/2) times the DCT-II's
+ * inverse (the plain sums: the host applies the norm, and qt must stay
+ * e^{-j pi k/(2N)}, whose entries are derived as products and complements
+ * of others), DHT = Re - Im of the real FFT. */
 #ifndef ORRERY_CUDA_SPECTRAL_REAL_CUH
 #define ORRERY_CUDA_SPECTRAL_REAL_CUH
 
@@ -22,13 +25,18 @@ __host__ __device__ constexpr int real_kind_sign(int kind)
 }
 
 /* C2R and DCT-III: what z_i takes from the input at i (0 <= i <= h):
- * C2R's Y_i; DCT-III's x_i and x_{N-i} (x_N = 0). z_i needs it at i and at
- * h - i (real_load_z_pair). */
+ * C2R's Y_i, with the imaginary parts of Y_0 and Y_h taken as 0 (numpy's
+ * irfft ignores them, and the Hermitian extension has no room for them);
+ * DCT-III's x_i and x_{N-i} (x_N = 0). z_i needs it at i and at h - i
+ * (real_load_z_pair). */
 template <int KIND, typename T, typename C>
 __host__ __device__ __forceinline__ C real_pair_input(const T *src, int i, int h)
 {
     if constexpr (KIND == RK_C2R) {
-        return reinterpret_cast<const C *>(src)[i];
+        C y = reinterpret_cast<const C *>(src)[i];
+        if (i == 0 || i == h)
+            y.y = (T)0;
+        return y;
     } else {
         C a;
         a.x = src[i];
@@ -650,6 +658,8 @@ __device__ __forceinline__ void real_load_pairs(const T *src, C *v, int h, const
         if constexpr (KIND == RK_C2R) {
             in_i = reinterpret_cast<const C *>(x_i)[o];
             in_hmi = reinterpret_cast<const C *>(x_hmi)[-o];
+            if (r == 0 && p == 0)   /* Y_0 and Y_h: their imaginary parts ignored */
+                in_i.y = in_hmi.y = (T)0;
         } else {
             in_i.x = x_i[o];
             in_i.y = r == 0 && p == 0 ? (T)0 : x_nmi[-o];

@@ -39,6 +39,7 @@ struct ocl_spectral {
     spec_device_tables own_tables;   /* the bench's; a run uses the policy's */
     spec_device_tables *tables;
     orr_dbuf shapes, work, diagonals[3];
+    orr_dbuf status;      /* TRIDIAG: an int a system (spec_tridiag_check's) */
 };
 
 ocl_spectral *ocl_spectral_new(orr_device *dev)
@@ -86,6 +87,7 @@ void ocl_spectral_free(ocl_spectral *sp)
     orr_dbuf_free(sp->dev, &sp->work);
     for (int i = 0; i < 3; i++)
         orr_dbuf_free(sp->dev, &sp->diagonals[i]);
+    orr_dbuf_free(sp->dev, &sp->status);
     free(sp);
 }
 
@@ -479,7 +481,7 @@ static orr_status enqueue_conv2d(ocl_spectral *sp, const spec_program *g, const 
 
 static orr_status enqueue_tridiag(ocl_spectral *sp, const spec_program *g, const spec_desc *d,
                                   cl_mem dl, cl_mem dd, cl_mem du, cl_mem rhs, cl_mem x,
-                                  orr_error *err)
+                                  cl_mem status, orr_error *err)
 {
     const size_t es = d->precision == SPEC_F32 ? sizeof(float) : sizeof(double);
     const cl_int n = d->n, cnt = d->batch, chunk = TRIDIAG_CHUNK;
@@ -498,6 +500,7 @@ static orr_status enqueue_tridiag(ocl_spectral *sp, const spec_program *g, const
     ARG(&a, cnt);
     ARG(&a, chunk);
     arg(&a, 4 * local * (chunk + 1) * es, NULL);
+    ARG(&a, status);
     return launch(sp, &a, ((size_t)cnt + local - 1) / local, local,
                   "launching the tridiagonal solver", err);
 }
@@ -547,10 +550,20 @@ static orr_status run_tridiag(ocl_spectral *sp, const spec_program *g, const spe
         if (s == ORR_OK)
             s = dev->api->upload(dev, sp->diagonals[i].mem, 0, host[i], bytes, err);
     }
+    if (s == ORR_OK)   /* the kernel writes every system's */
+        s = orr_dbuf_reserve(dev, &sp->status, (size_t)d->batch * sizeof(cl_int), err);
     if (s == ORR_OK)
         s = enqueue_tridiag(sp, g, d, sp->diagonals[0].mem, sp->diagonals[1].mem,
-                            sp->diagonals[2].mem, io->in, io->out, err);
+                            sp->diagonals[2].mem, io->in, io->out, sp->status.mem, err);
     return s;
+}
+
+static orr_status tridiag_status(orr_device *dev, void *kern, const spec_desc *d, int *status,
+                                 orr_error *err)
+{
+    const ocl_spectral *sp = kern;
+    return dev->api->download(dev, status, sp->status.mem, 0, (size_t)d->batch * sizeof(cl_int),
+                              err);
 }
 
 static orr_status run_conv2d(ocl_spectral *sp, const spec_program *g, const spec_desc *d,
@@ -602,7 +615,7 @@ static void release(orr_device *dev, void *kern)
     ocl_spectral_free(kern);
 }
 
-static const spec_device_kernels opencl_spec_kernels = {check, enqueue, release};
+static const spec_device_kernels opencl_spec_kernels = {check, enqueue, release, tridiag_status};
 
 orr_status spec_opencl_attach(orr_backend *be, orr_kind_slot *slot, orr_error *err)
 {

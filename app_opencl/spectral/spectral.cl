@@ -244,7 +244,7 @@ inline REAL2 c2r_pre(REAL2 a, REAL2 b, int k, global const REAL2 *tw)
 
 /* One of R2C, C2R, DCT2, DCT3, DHT on count packed transforms of n
  * points (C2R reads, R2C writes n/2 + 1 complex). tw: e^{-2 pi j k / n},
- * qt: e^{-j pi k / (2n)} (DCT). */
+ * qt: e^{-j pi k / (2n)} (DCT: the plain sums; the host applies the norm). */
 kernel void fft_real(global const REAL *in, global REAL *out, global const REAL2 *tw,
                      global const REAL2 *qt, int kind, int n, int count, int T,
                      local REAL2 *lbuf)
@@ -268,9 +268,15 @@ kernel void fft_real(global const REAL *in, global REAL *out, global const REAL2
                                m1 < h ? x[2 * m1] : x[2 * (n - 1 - m1) + 1]);
             }
         } else if (kind == K_C2R) {
+            /* Y_0 and Y_h (at k = 0) with their imaginary parts ignored, as
+             * numpy's irfft */
             global const REAL2 *y = (global const REAL2 *)in + (long)t * (h + 1);
-            for (int k = lid; k < h; k += T)
-                z[k] = c2r_pre(y[k], y[h - k], k, tw);
+            for (int k = lid; k < h; k += T) {
+                REAL2 a = y[k], b = y[h - k];
+                if (k == 0)
+                    a.y = b.y = (REAL)0;
+                z[k] = c2r_pre(a, b, k, tw);
+            }
         } else {   /* K_DCT3 */
             global const REAL *y = in + (long)t * n;
             for (int k = lid; k < h; k += T)
@@ -468,10 +474,11 @@ kernel void conv_local(global const REAL2 *x, global const REAL *shapes, global 
  * C rows: loads and stores run along the rows (coalesced) while each
  * work-item walks its own system. The forward sweep leaves the eliminated
  * upper diagonal in du and the forward-substituted right-hand side in x;
- * the backward sweep, chunks last to first, finishes x. ---- */
+ * the backward sweep, chunks last to first, finishes x. status: per
+ * system, 0, or r + 1 for the first zero or non-finite pivot, at row r. ---- */
 kernel void tridiag_thomas(global const REAL *dl, global const REAL *d, global REAL *du,
                            global const REAL *rhs, global REAL *x, int n, int count, int C,
-                           local REAL *lm)
+                           local REAL *lm, global int *status)
 {
     const int W = get_local_size(0), lid = get_local_id(0), s0 = get_group_id(0) * W;
     const int P = C + 1;   /* padded rows: work-items walk different banks */
@@ -480,6 +487,7 @@ kernel void tridiag_thomas(global const REAL *dl, global const REAL *d, global R
     local REAL *mdl = ldl + lid * P, *md = ld + lid * P, *mdu = ldu + lid * P, *mx = lx + lid * P;
     const int live = s0 + lid < count;
     REAL c = 0, xp = 0;
+    int broke = 0;
     for (int i0 = 0; i0 < n; i0 += C) {
         const int rows = min(C, n - i0);
         for (int e = lid; e < W * C; e += W) {
@@ -497,6 +505,8 @@ kernel void tridiag_thomas(global const REAL *dl, global const REAL *d, global R
             for (int r = 0; r < rows; r++) {
                 const int i = i0 + r;
                 const REAL den = i == 0 ? md[r] : md[r] - mdl[r] * c;
+                if (!broke && (den == (REAL)0 || !isfinite(den)))
+                    broke = i + 1;
                 c = i + 1 < n ? mdu[r] / den : (REAL)0;
                 xp = i == 0 ? mx[r] / den : (mx[r] - mdl[r] * xp) / den;
                 mdu[r] = c;
@@ -538,4 +548,6 @@ kernel void tridiag_thomas(global const REAL *dl, global const REAL *d, global R
         }
         barrier(CLK_LOCAL_MEM_FENCE);
     }
+    if (live)
+        status[s0 + lid] = broke;
 }

@@ -113,7 +113,7 @@ static void row(const char *kind, int f32, const char *size, int batch, int thre
 /* One 1D kind, precision, size and thread count: ours against FFTW. */
 static int bench_1d(spec_kind kind, int inverse, int f32, int n, int batch, int threads)
 {
-    spec_desc d = {kind, f32 ? SPEC_F32 : SPEC_F64, n, 0, batch, inverse, 1, 0, 0, threads};
+    spec_desc d = {kind, f32 ? SPEC_F32 : SPEC_F64, n, 0, batch, inverse, 1, 0, 0, threads, 0};
     spec_plan *plan;
     orr_error err;
     if (spec_plan_create(&d, &plan, &err) != ORR_OK) {
@@ -176,7 +176,7 @@ static int bench_1d(spec_kind kind, int inverse, int f32, int n, int batch, int 
 
 static int bench_fft2(int f32, int n1, int n2, int batch, int threads)
 {
-    spec_desc d = {SPEC_FFT2, f32 ? SPEC_F32 : SPEC_F64, n1, n2, batch, 0, 1, 0, 0, threads};
+    spec_desc d = {SPEC_FFT2, f32 ? SPEC_F32 : SPEC_F64, n1, n2, batch, 0, 1, 0, 0, threads, 0};
     spec_plan *plan;
     orr_error err;
     if (spec_plan_create(&d, &plan, &err) != ORR_OK) {
@@ -253,7 +253,7 @@ static void run_fftw_conv(void *c)
 
 static int bench_conv(int nf, int m, int batch, int threads)
 {
-    spec_desc d = {SPEC_CONV2D, SPEC_F64, nf, m, batch, 0, 1, 0, 0, threads};
+    spec_desc d = {SPEC_CONV2D, SPEC_F64, nf, m, batch, 0, 1, 0, 0, threads, 0};
     spec_plan *plan;
     orr_error err;
     if (spec_plan_create(&d, &plan, &err) != ORR_OK) {

@@ -8,6 +8,7 @@
  * outcomes. */
 #include "driver.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +53,7 @@ typedef struct {
     orr_backend_request request;
     int checkpoint_period;            /* 0: not given */
     int no_progress, help, version;
+    const char *last_option;          /* the latest option word, for messages */
 } command;
 
 static void print_options(FILE *f, const orr_option *options, size_t n)
@@ -61,7 +63,7 @@ static void print_options(FILE *f, const orr_option *options, size_t n)
         char names[64];
         snprintf(names, sizeof names, "%s%s%s%s%s", o->short_name ? o->short_name : "",
                  o->short_name ? ", " : "", o->long_name, o->arg ? " " : "", o->arg ? o->arg : "");
-        fprintf(f, "  %-28s %s\n", names, o->help);
+        fprintf(f, "  %-30s %s\n", names, o->help);
     }
 }
 
@@ -160,8 +162,9 @@ static orr_status option_value(const orr_option *o, const char *word, int argc, 
     if (!o->arg)
         return ORR_OK;
     if (!v->text) {
-        if (*i + 1 >= argc)
-            return orr_fail(err, ORR_ERR_USAGE, "%s needs an argument (%s)", word, o->arg);
+        if (*i + 1 >= argc)   /* the help line says what it takes (--op: every op) */
+            return orr_fail(err, ORR_ERR_USAGE, "%s needs an argument, %s: %s", word, o->arg,
+                            o->help);
         v->text = argv[++*i];
     }
     if (o->whole && (orr_parse_long(v->text, strlen(v->text), &v->number) != 0 ||
@@ -169,6 +172,28 @@ static orr_status option_value(const orr_option *o, const char *word, int argc, 
         return orr_fail(err, ORR_ERR_USAGE, "%s: expected a whole number from %ld to %ld, found '%s'",
                         word, o->min, o->max, v->text);
     return ORR_OK;
+}
+
+/* A word that is no option of the tables and that the kind did not take:
+ * a misspelt option, a stray word, or a number the kind refused (one out
+ * of a double's range: said so, after the option it follows). */
+static orr_status unknown_word(const command *c, const char *word, orr_error *err)
+{
+    char *end;
+    errno = 0;
+    const double v = strtod(word, &end);
+    if (end != word && *end == '\0') {
+        const char *after = c->last_option ? c->last_option : c->kind->name;
+        if (errno == ERANGE && (v > 1 || v < -1))
+            return orr_fail(err, ORR_ERR_USAGE,
+                            "%s: value '%s' is out of range (a double's magnitude is at most "
+                            "about 1.8e308)",
+                            after, word);
+        return orr_fail(err, ORR_ERR_USAGE, "%s: unexpected value '%s'", after, word);
+    }
+    if (word[0] == '-')
+        return orr_fail(err, ORR_ERR_USAGE, "%s: unknown option '%s'", c->kind->name, word);
+    return orr_fail(err, ORR_ERR_USAGE, "%s: unexpected argument '%s'", c->kind->name, word);
 }
 
 /* argv[*i], and its argument if it takes one. */
@@ -188,7 +213,8 @@ static orr_status parse_word(command *c, int argc, char **argv, int *i, orr_erro
     if (every_kind)
         o = find_option(every_kind_options, ORR_ARRAY_LEN(every_kind_options), word, &v.text);
     if (!o)
-        return orr_fail(err, ORR_ERR_USAGE, "unknown option '%s' (see --help)", word);
+        return unknown_word(c, word, err);
+    c->last_option = word;
     orr_status s = option_value(o, word, argc, argv, i, &v, err);
     if (s != ORR_OK)
         return s;
@@ -235,13 +261,15 @@ static orr_status parse_command(int argc, char **argv, command *c, orr_error *er
         c->kind->defaults(c->opts);
     for (; s == ORR_OK && i < argc; i++)
         s = parse_word(c, argc, argv, &i, err);
-    if (s == ORR_OK && c->kind->parsed)
+    /* --help and --version need no complete command line */
+    if (s == ORR_OK && c->kind->parsed && !c->help && !c->version)
         s = c->kind->parsed(c->opts, err);
     return s;
 }
 
-/* One line for the log and the right ending for the client. */
-static int finish_with(orr_status s, const orr_error *err)
+/* One line for the log and the right ending for the client. Every error
+ * line of the apps reads "PROGRAM: error: ..." (here, run_tool, orr_main). */
+static int finish_with(orr_status s, const orr_error *err, const char *program)
 {
     if (s == ORR_OK)
         return orr_runtime_finish(0);
@@ -253,7 +281,7 @@ static int finish_with(orr_status s, const orr_error *err)
         fflush(stderr);
         return 0;
     }
-    orr_log("error: %s", what);
+    orr_log("%s: error: %s", program, what);
     if (orr_status_is_transient(s))
         return orr_runtime_temporary_exit(60, what, orr_status_exit_code(s));
     return orr_runtime_finish(orr_status_exit_code(s));
@@ -276,7 +304,7 @@ static int run_work_unit(const command *c, const orr_app_info *app)
         s = orr_run_kind(c->kind, c->opts, &backend, &err);
         orr_backend_close(&backend);
     }
-    return finish_with(s, &err);
+    return finish_with(s, &err, app->program);
 }
 
 /* A tool run by hand: no checkpoints and no BOINC outcome. In a GPU app a
@@ -314,7 +342,7 @@ int orr_main(int argc, char **argv, const orr_app_info *app)
     orr_status s = parse_command(argc, argv, &c, &err);
     int rc = 0;
     if (s != ORR_OK) {
-        fprintf(stderr, "%s: %s\n", app->program, err.message);
+        fprintf(stderr, "%s: error: %s\n", app->program, err.message);
         fprintf(stderr, "Try '%s --help'.\n", app->program);
         rc = orr_status_exit_code(s);
     } else if (c.help) {

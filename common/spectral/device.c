@@ -54,12 +54,57 @@ static orr_status run_packed(spec_device *g, const spec_desc *d, const spec_buff
         s = g->k->enqueue(dev, g->kern, d, b, &io, err);
     if (s == ORR_OK)
         s = dev->api->download(dev, out, io.out, 0, io.out_bytes, err);
+    /* TRIDIAG: the solver's per-system status too, checked as the CPU's */
+    int *status = NULL;
+    if (s == ORR_OK && d->kind == SPEC_TRIDIAG && g->k->tridiag_status) {
+        status = malloc((size_t)d->batch * sizeof *status);
+        s = status ? g->k->tridiag_status(dev, g->kern, d, status, err)
+                   : orr_fail(err, ORR_ERR_NOMEM, "out of memory");
+    }
     /* Nothing may still use the buffers, even after a failure; the first
      * error is the one reported. */
     orr_error later;
     orr_status w = dev->api->finish(dev, 0, s == ORR_OK ? err : &later);
     orr_runtime_end_critical();
+    if (s == ORR_OK && w == ORR_OK && status)
+        s = spec_tridiag_check(status, d->batch, err);
+    free(status);
     return s != ORR_OK ? s : w;
+}
+
+/* The DCTs' norm (spec_dct_factors), applied here for every device: the
+ * device kernels compute the plain sums with unit quarter turns (they
+ * derive entries as products and complements of others, which a scaled
+ * table would break). In the packed copies: DCT3's x_0 times first before
+ * the run; after it every output times common, DCT2's y_0 times first too. */
+static int is_dct(const spec_desc *d) { return d->kind == SPEC_DCT2 || d->kind == SPEC_DCT3; }
+
+static void dct_norm_input(const spec_desc *d, void *packed)
+{
+    long double common, first;
+    spec_dct_factors(d->kind, d->norm, d->n, &common, &first);
+    if (d->kind != SPEC_DCT3 || first == 1)
+        return;
+    for (int t = 0; t < d->batch; t++)
+        if (d->precision == SPEC_F32)
+            ((float *)packed)[(size_t)t * d->n] *= (float)first;
+        else
+            ((double *)packed)[(size_t)t * d->n] *= (double)first;
+}
+
+static void dct_norm_output(const spec_desc *d, void *packed)
+{
+    long double common, first;
+    spec_dct_factors(d->kind, d->norm, d->n, &common, &first);
+    const double c = (double)common, c0 = d->kind == SPEC_DCT2 ? (double)(common * first) : c;
+    const size_t count = (size_t)d->n * d->batch;
+    for (size_t i = 0; i < count; i++) {
+        const double f = i % (size_t)d->n == 0 ? c0 : c;
+        if (d->precision == SPEC_F32)
+            ((float *)packed)[i] *= (float)f;
+        else
+            ((double *)packed)[i] *= f;
+    }
 }
 
 static orr_status dev_run(void *state, const spec_desc *d, const spec_buffers *b, orr_error *err)
@@ -73,7 +118,7 @@ static orr_status dev_run(void *state, const spec_desc *d, const spec_buffers *b
         return s;
     /* TRIDIAG: the right-hand sides are in the output buffer, as cuSPARSE's */
     const void *in = d->kind == SPEC_TRIDIAG ? b->out : b->in;
-    if (!takes_layouts(d) || spec_is_packed(d))
+    if (!takes_layouts(d) || (spec_is_packed(d) && !is_dct(d)))
         return run_packed(g, d, b, in, b->out, err);
     const size_t es = elem_size(d);
     void *packed_in = malloc(spec_in_reals(d) * d->batch * es);
@@ -82,10 +127,15 @@ static orr_status dev_run(void *state, const spec_desc *d, const spec_buffers *b
         s = orr_fail(err, ORR_ERR_NOMEM, "out of memory for packing");
     if (s == ORR_OK) {
         spec_pack_input(d, in, packed_in);
+        if (is_dct(d))
+            dct_norm_input(d, packed_in);
         s = run_packed(g, d, b, packed_in, packed_out, err);
     }
-    if (s == ORR_OK)
+    if (s == ORR_OK) {
+        if (is_dct(d))
+            dct_norm_output(d, packed_out);
         spec_unpack_output(d, packed_out, b->out);
+    }
     free(packed_in);
     free(packed_out);
     return s;

@@ -40,7 +40,9 @@ typedef struct {
     spec_device_tables *tables;   /* the twiddles, kept between runs */
 } spec_device_io;
 
-/* An API's kernels. kern is the API's own state (programs, extra buffers). */
+/* An API's kernels. kern is the API's own state (programs, extra buffers).
+ * The DCT kernels compute the plain sums (unit quarter turns, e^{-j pi k /
+ * (2n)}); the policy applies the norm (spec_dct_factors) on the host. */
 typedef struct {
     /* ORR_OK when the device's kernels take d, else ORR_ERR_UNSUPPORTED
      * naming why. */
@@ -51,6 +53,12 @@ typedef struct {
     orr_status (*enqueue)(orr_device *dev, void *kern, const spec_desc *d, const spec_buffers *b,
                           const spec_device_io *io, orr_error *err);
     void (*release)(orr_device *dev, void *kern);
+    /* TRIDIAG, after the output's download: queues the download of the
+     * kernels' per-system status (batch ints, spec_tridiag_check's) into
+     * status, which the policy reads after the API's finish. NULL: the
+     * kernels report none. */
+    orr_status (*tridiag_status)(orr_device *dev, void *kern, const spec_desc *d, int *status,
+                                 orr_error *err);
 } spec_device_kernels;
 
 /* Fills slot with the spectral ops on device dev through kernels k (whose

@@ -128,6 +128,67 @@ int spec_kind_from_name(const char *name)
     return -1;
 }
 
+const char *spec_kind_names(void)
+{
+    static char all[128];
+    if (!all[0])
+        for (int k = 0; k < SPEC_KIND_COUNT; k++) {
+            const size_t used = strlen(all);
+            snprintf(all + used, sizeof all - used, "%s%s", k ? ", " : "", kind_names[k]);
+        }
+    return all;
+}
+
+static const char *const norm_names[] = {"backward", "ortho", "forward"};
+
+const char *spec_norm_name(spec_norm norm)
+{
+    return (unsigned)norm < ORR_ARRAY_LEN(norm_names) ? norm_names[norm] : "?";
+}
+
+int spec_norm_from_name(const char *name)
+{
+    for (size_t k = 0; k < ORR_ARRAY_LEN(norm_names); k++)
+        if (strcmp(norm_names[k], name) == 0)
+            return (int)k;
+    return -1;
+}
+
+/* spec_norm's definitions against what the kernels compute, S2 and x_0/2 +
+ * S3: backward doubles both; forward then divides by 2N; ortho takes
+ * sqrt(2/N) and on DCT2's y_0 a further 1/sqrt(2) (sqrt(1/N) in all), on
+ * DCT3's x_0 a further sqrt(2) (x_0/2 becomes x_0 / sqrt(N)). */
+void spec_dct_factors(spec_kind kind, spec_norm norm, int n, long double *common,
+                      long double *first)
+{
+    *first = 1;
+    switch (norm) {
+    case SPEC_NORM_FORWARD: *common = 1.0L / n; break;
+    case SPEC_NORM_ORTHO:
+        *common = sqrtl(2.0L / n);
+        *first = kind == SPEC_DCT2 ? sqrtl(0.5L) : sqrtl(2.0L);
+        break;
+    default: *common = 2; break;
+    }
+}
+
+double *spec_dct_table(spec_kind kind, spec_norm norm, int n)
+{
+    double *t = malloc(2 * (size_t)n * sizeof *t);
+    if (!t)
+        return NULL;
+    long double common, first;
+    spec_dct_factors(kind, norm, n, &common, &first);
+    const long double two_pi = 6.283185307179586476925286766559005768L;
+    for (long k = 0; k < n; k++) {
+        const long double a = two_pi * (long double)k / (4.0L * n);
+        const long double f = k == 0 ? common * first : common;
+        t[2 * k] = (double)(f * cosl(a));
+        t[2 * k + 1] = (double)(-f * sinl(a));
+    }
+    return t;
+}
+
 static int is_pow2(long n) { return n > 0 && (n & (n - 1)) == 0; }
 
 static int is_complex_in(spec_kind k)
@@ -185,6 +246,8 @@ static orr_status check_desc(const spec_desc *d, orr_error *err)
         return orr_fail(err, ORR_ERR_USAGE, "spectral %s: batch %d (at least 1)", kind, d->batch);
     if (d->stride < 0)
         return orr_fail(err, ORR_ERR_USAGE, "spectral %s: negative stride", kind);
+    if ((unsigned)d->norm >= ORR_ARRAY_LEN(norm_names))
+        return orr_fail(err, ORR_ERR_USAGE, "spectral %s: unknown norm %d", kind, (int)d->norm);
     switch (d->kind) {
     case SPEC_FFT2:
         if (!is_pow2(d->n) || !is_pow2(d->n2) || d->n < 2 || d->n2 < 2 || d->n > MAX_2D ||
@@ -248,11 +311,16 @@ static int make_tables(spec_plan *p, size_t *work, int *items)
     case SPEC_DHT:
         ok = (p->tw = spec_root_table(n, n, -1)) != NULL;
         *work = SPEC_LANES_WORK_REALS(n, p->lanes) * rs;
+        if (d->kind == SPEC_C2R)   /* then a group's spectra with real ends (range_1d) */
+            *work = round64(*work) + 2 * ((size_t)n / 2 + 1) * p->lanes * rs;
         *items = (d->batch + p->lanes - 1) / p->lanes;
         break;
     case SPEC_DCT2:
     case SPEC_DCT3:
-        ok = (p->tw = spec_root_table(n, n, -1)) != NULL && (p->qt = spec_root_table(n, 4 * (long)n, -1)) != NULL;
+        /* the norm's factors in the quarter turns, entry 0's too: the lane
+         * kernels read qt_0 only for y_0 (DCT2) and x_0 (DCT3) */
+        ok = (p->tw = spec_root_table(n, n, -1)) != NULL &&
+             (p->qt = spec_dct_table(d->kind, d->norm, n)) != NULL;
         *work = SPEC_LANES_WORK_REALS(n, p->lanes) * rs;
         *items = (d->batch + p->lanes - 1) / p->lanes;
         break;
@@ -366,6 +434,7 @@ typedef struct {
     const void *shapes;   /* CONV2D */
     int per_shape;        /* CONV2D: slices per shape function */
     const void *dl, *d, *du;   /* TRIDIAG */
+    int *status;               /* TRIDIAG: per system, as spec_tridiag_check's */
 } exec_args;
 
 /* Items [begin, end) of a run, with one thread's scratch. */
@@ -427,6 +496,59 @@ static spec_lanes_job c2c_job(const spec_plan *p, int n, ptrdiff_t stride, ptrdi
     return j;
 }
 
+/* C2R: whether the count spectra at in (the plan's layout) have real bins
+ * 0 and N/2. The lane kernels take the Hermitian extension of what they
+ * are given, so imaginary parts there would leak into the result. */
+static int real_ends(const spec_plan *p, const char *in, int count)
+{
+    const spec_desc *d = &p->d;
+    const size_t rs = real_size(p), step = (size_t)d->in_dist * 2 * rs;
+    const size_t nyquist = (size_t)d->n / 2 * p->stride * 2 * rs;
+    for (int l = 0; l < count; l++) {
+        const char *t = in + l * step;
+        double im0, imh;
+        if (d->precision == SPEC_F32) {
+            im0 = ((const float *)t)[1];
+            imh = ((const float *)(t + nyquist))[1];
+        } else {
+            im0 = ((const double *)t)[1];
+            imh = ((const double *)(t + nyquist))[1];
+        }
+        if (im0 != 0 || imh != 0)   /* NaN too */
+            return 0;
+    }
+    return 1;
+}
+
+/* The count spectra at in, packed into buf with the imaginary parts of
+ * bins 0 and N/2 set to 0: numpy's irfft (and FFTW, scipy) ignore them.
+ * One copy a transform where its bins are contiguous. */
+static void copy_real_ends(const spec_plan *p, const char *in, int count, char *buf)
+{
+    const spec_desc *d = &p->d;
+    const int h = d->n / 2;
+    const size_t rs = real_size(p), cs = 2 * rs, step = (size_t)d->in_dist * cs;
+    for (int l = 0; l < count; l++) {
+        char *t = buf + (size_t)l * (h + 1) * cs;
+        const char *src = in + l * step;
+        if (p->stride == 1)
+            memcpy(t, src, (h + 1) * cs);
+        else if (d->precision == SPEC_F32)   /* sizes known when compiling: no calls */
+            for (int i = 0; i <= h; i++)
+                memcpy(t + i * 2 * sizeof(float), src + (size_t)i * p->stride * cs, 2 * sizeof(float));
+        else
+            for (int i = 0; i <= h; i++)
+                memcpy(t + i * 2 * sizeof(double), src + (size_t)i * p->stride * cs, 2 * sizeof(double));
+        if (d->precision == SPEC_F32) {
+            ((float *)t)[1] = 0;
+            ((float *)t)[2 * h + 1] = 0;
+        } else {
+            ((double *)t)[1] = 0;
+            ((double *)t)[2 * h + 1] = 0;
+        }
+    }
+}
+
 static void range_1d(const spec_plan *p, const exec_args *a, void *work, int g0, int g1)
 {
     const spec_desc *d = &p->d;
@@ -444,11 +566,25 @@ static void range_1d(const spec_plan *p, const exec_args *a, void *work, int g0,
     j.one_at_a_time = 1;
     const size_t in_step = d->in_dist * (is_complex_in(d->kind) ? 2 : 1) * real_size(p);
     const size_t out_step = d->out_dist * (is_complex_out(d->kind) ? 2 : 1) * real_size(p);
+    /* C2R's copies with real ends: after the lane kernels' scratch */
+    char *ends = d->kind != SPEC_C2R ? NULL
+                 : (char *)work + round64(SPEC_LANES_WORK_REALS(d->n, p->lanes) * real_size(p));
+    spec_lanes_job packed = j;
+    packed.in_stride = 1;
+    packed.in_dist = d->n / 2 + 1;
     for (int g = g0; g < g1; g++) {
         const int t0 = g * p->lanes;
         const int count = d->batch - t0 < p->lanes ? d->batch - t0 : p->lanes;
-        run_group(p, &j, (const char *)a->in + t0 * in_step, (char *)a->out + t0 * out_step, count,
-                  work);
+        const char *in = (const char *)a->in + t0 * in_step;
+        char *out = (char *)a->out + t0 * out_step;
+        /* the same operations on the same values as had the ends been
+         * real: the kernels' results do not depend on the layout */
+        if (d->kind == SPEC_C2R && !real_ends(p, in, count)) {
+            copy_real_ends(p, in, count, ends);
+            run_group(p, &packed, ends, out, count, work);
+        } else {
+            run_group(p, &j, in, out, count, work);
+        }
     }
 }
 
@@ -576,12 +712,35 @@ static void range_tridiag(const spec_plan *p, const exec_args *a, void *work, in
     for (int s = s0; s < s1; s++) {
         const size_t o = (size_t)s * n;
         if (p->d.precision == SPEC_F64)
-            thomas_f64((const double *)a->dl + o, (const double *)a->d + o, (const double *)a->du + o,
-                       (double *)a->out + o, work, n);
+            a->status[s] = thomas_f64((const double *)a->dl + o, (const double *)a->d + o,
+                                      (const double *)a->du + o, (double *)a->out + o, work, n);
         else
-            thomas_f32((const float *)a->dl + o, (const float *)a->d + o, (const float *)a->du + o,
-                       (float *)a->out + o, work, n);
+            a->status[s] = thomas_f32((const float *)a->dl + o, (const float *)a->d + o,
+                                      (const float *)a->du + o, (float *)a->out + o, work, n);
     }
+}
+
+orr_status spec_tridiag_check(const int *status, int batch, orr_error *err)
+{
+    int first = -1, broken = 0;
+    for (int s = 0; s < batch; s++)
+        if (status[s] != 0) {
+            broken++;
+            if (first < 0)
+                first = s;
+        }
+    if (!broken)
+        return ORR_OK;
+    char row[48] = "", more[64] = "";
+    if (status[first] > 0)
+        snprintf(row, sizeof row, " at row %d", status[first] - 1);
+    if (broken > 1)
+        snprintf(more, sizeof more, " (and in %d other systems)", broken - 1);
+    return orr_fail(err, ORR_ERR_INPUT,
+                    "tridiagonal system at batch index %d (of %d): zero or non-finite pivot%s%s; the "
+                    "solver does not pivot: systems must be finite and diagonally dominant (or have "
+                    "non-singular leading blocks)",
+                    first, batch, row, more);
 }
 
 orr_status spec_tridiag(const spec_plan *p, const void *dl, const void *d, const void *du,
@@ -591,13 +750,19 @@ orr_status spec_tridiag(const spec_plan *p, const void *dl, const void *d, const
     if (ds->kind != SPEC_TRIDIAG)
         return orr_fail(err, ORR_ERR_USAGE, "spec_tridiag: the plan is for %s",
                         spec_kind_name(ds->kind));
+    int *status = malloc((size_t)ds->batch * sizeof *status);
+    if (!status)
+        return orr_fail(err, ORR_ERR_NOMEM, "out of memory");
     exec_args a = {0};
     a.out = rhs;
     a.dl = dl;
     a.d = d;
     a.du = du;
+    a.status = status;
     run_parallel(p, ds->batch, range_tridiag, &a);
-    return ORR_OK;
+    const orr_status s = spec_tridiag_check(status, ds->batch, err);
+    free(status);
+    return s;
 }
 
 orr_status spec_run(const spec_plan *p, const spec_buffers *b, orr_error *err)

@@ -126,8 +126,10 @@ void spec_ref_dht(int n, const double *in, double *out)
     roots_free(&t);
 }
 
-/* cos(pi/N (i + 1/2) k) = cos(2 pi (2i + 1) k / (4N)): the 4N-th roots. */
-void spec_ref_dct2(int n, const double *in, double *out)
+/* scipy.fft.dct's definitions (spec_norm), written out as scipy's
+ * documentation gives them rather than through the kernels' factors:
+ * cos(pi/N (i + 1/2) k) = cos(2 pi (2i + 1) k / (4N)), the 4N-th roots. */
+void spec_ref_dct2(int n, spec_norm norm, const double *in, double *out)
 {
     root_table t;
     if (roots(4LL * n, &t) != 0)
@@ -136,20 +138,32 @@ void spec_ref_dct2(int n, const double *in, double *out)
         long double y = 0;
         for (int i = 0; i < n; i++)
             y += in[i] * t.c[(size_t)((long long)(2 * i + 1) * k % (4LL * n))];
+        y *= 2;
+        if (norm == SPEC_NORM_FORWARD)
+            y /= 2.0L * n;
+        else if (norm == SPEC_NORM_ORTHO)
+            y *= sqrtl(1.0L / ((k == 0 ? 4.0L : 2.0L) * n));
         out[k] = (double)y;
     }
     roots_free(&t);
 }
 
-void spec_ref_dct3(int n, const double *in, double *out)
+void spec_ref_dct3(int n, spec_norm norm, const double *in, double *out)
 {
     root_table t;
     if (roots(4LL * n, &t) != 0)
         return;
     for (int k = 0; k < n; k++) {
-        long double y = in[0] / 2.0L;
+        long double sum = 0;
         for (int i = 1; i < n; i++)
-            y += in[i] * t.c[(size_t)((long long)(2 * k + 1) * i % (4LL * n))];
+            sum += in[i] * t.c[(size_t)((long long)(2 * k + 1) * i % (4LL * n))];
+        long double y;
+        if (norm == SPEC_NORM_ORTHO)
+            y = in[0] / sqrtl((long double)n) + sqrtl(2.0L / n) * sum;
+        else
+            y = in[0] + 2 * sum;
+        if (norm == SPEC_NORM_FORWARD)
+            y /= 2.0L * n;
         out[k] = (double)y;
     }
     roots_free(&t);

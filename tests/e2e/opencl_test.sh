@@ -14,7 +14,10 @@
 #     FAIL, no SKIP line);
 #  6. `spectral --op ...` .npy round trips on the device against the same
 #     app's CPU kernels (--cpu), with local memory capped so the four-step
-#     C2C a GPU takes at N = 4096 runs too (.npy files written by perl).
+#     C2C a GPU takes at N = 4096 runs too (.npy files written by perl; c2r
+#     on spectra whose bins 0 and N/2 are not real, the DCTs in each norm);
+#  7. a tridiagonal system with a zero pivot refused on the device as on
+#     the CPU: exit 65, naming its batch index.
 # Skipped (exit 77) when no OpenCL device is found.
 # Environment: ORR_OPENCL_APP (app_opencl/orrery_opencl), ORR_DATA, ORR_TEST_CASES
 # (the test_cases binary), ORR_APP_ARGS.
@@ -153,5 +156,28 @@ round_trip() {   # OP DESCR ROWS COLS PER FMT LIMIT
 }
 round_trip c2c "<c16" 5 4096 2 "d<" 1e-14
 round_trip r2c "<f4" 7 256 1 "f<" 1e-5
+round_trip c2r "<c16" 3 513 2 "d<" 1e-14
 round_trip dct2 "<f8" 3 1024 1 "d<" 1e-14
+round_trip "dct2 --norm ortho" "<f8" 3 64 1 "d<" 1e-14
+round_trip "dct3 --norm ortho" "<f4" 3 64 1 "f<" 1e-5
+round_trip "dct3 --norm forward" "<f8" 3 256 1 "d<" 1e-14
+
+echo "== 7. a tridiagonal breakdown on the device"
+for a in dl d du rhs; do write_npy "$work/$a.npy" "<f8" 4 16 1; done
+# d: dominant, with system 2's first pivot 0
+perl -e '
+    open(my $f, "+<:raw", $ARGV[0]) or die; local $/; my $b = <$f>;
+    my $hl = unpack("v", substr($b, 8, 2)); my @v = unpack("d<*", substr($b, 10 + $hl));
+    $_ += 3 for @v; $v[2 * 16] = 0;
+    seek($f, 10 + $hl, 0); print $f pack("d<*", @v); close $f;' "$work/d.npy"
+# shellcheck disable=SC2086
+"$app" spectral --op tridiag "$work/dl.npy" "$work/d.npy" "$work/du.npy" "$work/rhs.npy" \
+    "$work/x.npy" $extra 2>"$work/tri.txt"
+rc=$?
+if [ $rc -eq 65 ] && grep -q "error: .*batch index 2 (of 4)" "$work/tri.txt" && [ ! -e "$work/x.npy" ]; then
+    echo "PASS: exit 65: $(grep -o 'batch index 2.*pivot at row [0-9]*' "$work/tri.txt")"
+else
+    echo "FAIL: exit $rc; $(tail -1 "$work/tri.txt")"
+    failed=1
+fi
 exit $failed

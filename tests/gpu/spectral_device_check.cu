@@ -2,7 +2,9 @@
  * long-double reference (spec_ref_*) on fresh random inputs with the
  * output poisoned (NaN), in f64 and f32:
  *  - the 1D kinds (spectral_fft.cuh, spectral_real.cuh): C2C forward and
- *    inverse, R2C, C2R, DCT-II/III, DHT at every power of two N = 4..4096,
+ *    inverse, R2C, C2R (on spectra whose bins 0 and N/2 have imaginary
+ *    parts, which it must ignore as numpy's irfft), DCT-II/III (the plain
+ *    sums: the host applies the norm), DHT at every power of two N = 4..4096,
  *    the kernel the defaults pick (fft_c2c_table, fft_real_table), with
  *    16-byte aligned ends and once more off the 16-byte grid (the kernels
  *    that copy in 16-byte vectors take their element-wise path); batches
@@ -15,7 +17,8 @@
  *    (few and many slices), within 10 eps log2(mfft^2);
  *  - the tridiagonal solver at sizes 1..2048 around each power of two, in
  *    place and out of place, aligned and not, every system within 50 eps
- *    of long-double Thomas.
+ *    of long-double Thomas; and its breakdown status: systems with a zero
+ *    or a NaN pivot marked -1, the others 0.
  * Prints one line a case (PASS or FAIL, what ran, its error; the kernel's
  * name for the 1D kinds), then four summary lines: the 1D kinds, the 2D
  * FFT and convolution, the tridiagonal solver, and the failures in all;
@@ -142,13 +145,10 @@ static double check_1d(int kind, int inverse, int n, int batch, const tables_1d<
     const int ni = in_reals(kind, n), no = out_reals(kind, n);
     T *h_in = (T *)malloc((size_t)batch * ni * sizeof(T));
     T *h_out = (T *)malloc((size_t)batch * no * sizeof(T));
+    /* C2R: Y_0 and Y_{N/2} not real; the reference ignores their
+     * imaginary parts, and so must the kernels */
     for (size_t i = 0; i < (size_t)batch * ni; i++)
         h_in[i] = (T)uniform();
-    if (kind == RK_C2R)   /* a real signal's spectrum: Y_0 and Y_{N/2} real */
-        for (int t = 0; t < batch; t++) {
-            h_in[(size_t)t * ni + 1] = 0;
-            h_in[(size_t)t * ni + n + 1] = 0;
-        }
     T *in = device_array<T>((size_t)batch * ni, shift), *out = device_array<T>((size_t)batch * no, shift);
     CHECK(cudaMemcpy(in, h_in, (size_t)batch * ni * sizeof(T), cudaMemcpyHostToDevice));
     CHECK(cudaMemset(out, 0xff, (size_t)batch * no * sizeof(T)));   /* poison: NaN */
@@ -443,8 +443,55 @@ template <typename T> static double check_tridiag(int n, int batch, int in_place
     return worst;
 }
 
+/* Breakdown: a dominant batch with system 1's first pivot 0 and a NaN on
+ * system batch - 2's diagonal at row n / 2; the status must mark exactly
+ * those two -1 (and the solver must not fail to launch). */
+template <typename T> static bool check_tridiag_breakdown(int n, int batch)
+{
+    const size_t count = (size_t)n * batch;
+    T *h[4], *dev[4];
+    for (int a = 0; a < 4; a++) {
+        h[a] = (T *)malloc(count * sizeof(T));
+        for (size_t i = 0; i < count; i++)
+            h[a][i] = (T)(a == 1 ? 3 + uniform() : uniform());
+    }
+    h[1][(size_t)1 * n] = 0;
+    h[1][(size_t)(batch - 2) * n + n / 2] = (T)NAN;
+    for (int a = 0; a < 4; a++) {
+        dev[a] = device_array<T>(count, 0);
+        CHECK(cudaMemcpy(dev[a], h[a], count * sizeof(T), cudaMemcpyHostToDevice));
+    }
+    int *status, *got = (int *)malloc(batch * sizeof(int));
+    CHECK(cudaMalloc(&status, batch * sizeof(int)));
+    CHECK(cudaMemset(status, 0, batch * sizeof(int)));
+    bool ok = tridiag_launch<T>(dev[0], dev[1], dev[2], dev[3], dev[3], n, batch, 0, status) ==
+                  cudaSuccess &&
+              cudaDeviceSynchronize() == cudaSuccess;
+    if (ok) {
+        CHECK(cudaMemcpy(got, status, batch * sizeof(int), cudaMemcpyDeviceToHost));
+        for (int sy = 0; sy < batch; sy++)
+            ok &= got[sy] == (sy == 1 || sy == batch - 2 ? -1 : 0);
+    }
+    cudaFree(status);
+    free(got);
+    for (int a = 0; a < 4; a++) {
+        device_free(dev[a], 0);
+        free(h[a]);
+    }
+    return ok;
+}
+
 template <typename T> static void check_tridiag_precision(tally *t)
 {
+    /* the breakdown status on the warp and the shared-memory reductions */
+    const int breakdown_n[] = {1, 8, 33, 256, 2048};
+    for (int n : breakdown_n) {
+        const bool ok = check_tridiag_breakdown<T>(n, 67);
+        char what[128];
+        snprintf(what, sizeof what, "tridiag %s n=%-5d breakdown status (systems 1 and 65 of 67)",
+                 sizeof(T) == 8 ? "f64" : "f32", n);
+        record(t, ok ? 0 : INFINITY, 50, what, "(0: the right systems marked)");
+    }
     for (int n = 1; n <= TRIDIAG_MAX_N; n = n < 4 ? n + 1 : n * 2)
         for (int dn = (n < 4 ? 0 : -1); dn <= (n < TRIDIAG_MAX_N ? 1 : 0); dn++)
             for (int shift = 0; shift <= 1; shift++) {

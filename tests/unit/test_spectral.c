@@ -2,9 +2,12 @@
  * section 2): relative L2 error within 10 eps log2 N in both precisions,
  * on fresh random inputs, outputs poisoned before each run; batches with
  * strides and in place; round trips, Parseval, impulses, the Nyquist bin of
- * the real FFT, batch permutation; the convolution against the
- * block-Toeplitz sum, tridiagonal solves against Thomas with residuals;
- * FFTW as an independent reference where it was found at configure time. */
+ * the real FFT, batch permutation; C2R ignoring the imaginary parts of
+ * bins 0 and N/2 (numpy's irfft); the DCT norms (scipy's) against the
+ * direct sums and known values; the convolution against the
+ * block-Toeplitz sum, tridiagonal solves against Thomas with residuals,
+ * and breakdowns (zero or non-finite pivots) reported; FFTW as an
+ * independent reference where it was found at configure time. */
 #include <CUnit/Basic.h>
 #include <math.h>
 #include <stdio.h>
@@ -70,8 +73,8 @@ static void reference(spec_kind k, int n, int inverse, const double *in, double 
     case SPEC_C2C: spec_ref_dft(n, inverse, in, out); break;
     case SPEC_R2C: spec_ref_r2c(n, in, out); break;
     case SPEC_C2R: spec_ref_c2r(n, in, out); break;
-    case SPEC_DCT2: spec_ref_dct2(n, in, out); break;
-    case SPEC_DCT3: spec_ref_dct3(n, in, out); break;
+    case SPEC_DCT2: spec_ref_dct2(n, SPEC_NORM_BACKWARD, in, out); break;
+    case SPEC_DCT3: spec_ref_dct3(n, SPEC_NORM_BACKWARD, in, out); break;
     case SPEC_DHT: spec_ref_dht(n, in, out); break;
     default: break;
     }
@@ -82,7 +85,7 @@ static void reference(spec_kind k, int n, int inverse, const double *in, double 
 static double check_1d_batch(spec_kind kind, int n, spec_precision prec, int stride, int inverse,
                              int in_place, int batch, int threads)
 {
-    spec_desc d = {kind, prec, n, 0, batch, inverse, stride, 0, 0, threads};
+    spec_desc d = {kind, prec, n, 0, batch, inverse, stride, 0, 0, threads, 0};
     spec_plan *plan;
     orr_error err;
     if (spec_plan_create(&d, &plan, &err) != ORR_OK) {
@@ -104,9 +107,10 @@ static double check_1d_batch(spec_kind kind, int n, spec_precision prec, int str
     for (int t = 0; t < d.batch; t++)
         for (size_t i = 0; i < in_r / cin; i++)
             for (int c = 0; c < cin; c++) {
-                double v = uniform();
-                if (kind == SPEC_C2R && c == 1 && (i == 0 || i == (size_t)n / 2))
-                    v = 0;   /* a real signal's spectrum: DC and Nyquist are real */
+                /* C2R: bins 0 and N/2 not real either; the reference
+                 * ignores their imaginary parts (numpy's irfft), so must
+                 * the kernels */
+                const double v = uniform();
                 store(prec, in, (size_t)t * in_r * stride + cin * stride * i + c, v);
                 /* the reference sees what the kernel sees (float-rounded) */
                 all_x[t * in_r + cin * i + c] = load(prec, in, (size_t)t * in_r * stride + cin * stride * i + c);
@@ -182,12 +186,13 @@ static void test_dct2(void) { run_kind(SPEC_DCT2, 0); }
 static void test_dct3(void) { run_kind(SPEC_DCT3, 0); }
 static void test_dht(void) { run_kind(SPEC_DHT, 0); }
 
-/* Real round trips: r2c then c2r; dht twice is N x; dct3(dct2(x)) = N/2 x. */
+/* Real round trips: r2c then c2r; dht twice is N x; dct3(dct2(x)) = 2N x
+ * (scipy's backward norm, the default). */
 static void identities_real(int n, const double *x, double *y, double *z, double tol)
 {
     orr_error err;
     spec_plan *dht, *r2c, *c2r, *d2, *d3;
-    spec_desc h = {SPEC_DHT, SPEC_F64, n, 0, 1, 0, 1, 0, 0, 0};
+    spec_desc h = {SPEC_DHT, SPEC_F64, n, 0, 1, 0, 1, 0, 0, 0, 0};
     CU_ASSERT_FATAL(spec_plan_create(&h, &dht, &err) == ORR_OK);
     h.kind = SPEC_R2C;
     CU_ASSERT_FATAL(spec_plan_create(&h, &r2c, &err) == ORR_OK);
@@ -208,7 +213,7 @@ static void identities_real(int n, const double *x, double *y, double *z, double
     spec_execute(d2, x, y, &err);
     spec_execute(d3, y, z, &err);
     for (int i = 0; i < n; i++)
-        z[i] /= n / 2.0;
+        z[i] /= 2.0 * n;
     CU_ASSERT(rel_l2(z, x, n) <= tol);
     spec_plan_destroy(dht);
     spec_plan_destroy(r2c);
@@ -247,7 +252,7 @@ static void test_identities(void)
     const int n = 1024;
     orr_error err;
     spec_plan *fwd, *inv;
-    spec_desc d = {SPEC_C2C, SPEC_F64, n, 0, 4, 0, 1, 0, 0, 0};
+    spec_desc d = {SPEC_C2C, SPEC_F64, n, 0, 4, 0, 1, 0, 0, 0, 0};
     CU_ASSERT_FATAL(spec_plan_create(&d, &fwd, &err) == ORR_OK);
     d.inverse = 1;
     CU_ASSERT_FATAL(spec_plan_create(&d, &inv, &err) == ORR_OK);
@@ -293,7 +298,7 @@ static void test_fft2(void)
         for (size_t s = 0; s < sizeof dims / sizeof *dims; s++)
             for (int inverse = 0; inverse < 2; inverse++) {
                 const int n1 = dims[s][0], n2 = dims[s][1];
-                spec_desc d = {SPEC_FFT2, (spec_precision)p, n1, n2, 2, inverse, 1, 0, 0, 0};
+                spec_desc d = {SPEC_FFT2, (spec_precision)p, n1, n2, 2, inverse, 1, 0, 0, 0, 0};
                 spec_plan *plan;
                 orr_error err;
                 CU_ASSERT_FATAL(spec_plan_create(&d, &plan, &err) == ORR_OK);
@@ -333,7 +338,7 @@ static void test_conv2d(void)
     for (int p = 0; p < 2; p++)
         for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
             const int nf = sizes[s][0], m = sizes[s][1], batch = 4;
-            spec_desc d = {SPEC_CONV2D, (spec_precision)p, nf, m, batch, 0, 1, 0, 0, 0};
+            spec_desc d = {SPEC_CONV2D, (spec_precision)p, nf, m, batch, 0, 1, 0, 0, 0, 0};
             spec_plan *plan;
             orr_error err;
             CU_ASSERT_FATAL(spec_plan_create(&d, &plan, &err) == ORR_OK);
@@ -383,7 +388,7 @@ static void test_tridiag(void)
     for (int p = 0; p < 2; p++)
         for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
             const int n = sizes[s], batch = 5;
-            spec_desc desc = {SPEC_TRIDIAG, (spec_precision)p, n, 0, batch, 0, 1, 0, 0, 0};
+            spec_desc desc = {SPEC_TRIDIAG, (spec_precision)p, n, 0, batch, 0, 1, 0, 0, 0, 0};
             spec_plan *plan;
             orr_error err;
             CU_ASSERT_FATAL(spec_plan_create(&desc, &plan, &err) == ORR_OK);
@@ -445,7 +450,7 @@ static void test_pack_layouts(void)
     static const spec_kind kinds[] = {SPEC_C2C, SPEC_R2C, SPEC_C2R, SPEC_DCT2, SPEC_DHT};
     for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
         const int n = 64, batch = 5, stride = 3;
-        spec_desc strided = {kinds[k], SPEC_F64, n, 0, batch, 0, stride, 0, 0, 0};
+        spec_desc strided = {kinds[k], SPEC_F64, n, 0, batch, 0, stride, 0, 0, 0, 0};
         strided.in_dist = (ptrdiff_t)stride * n + 7;
         strided.out_dist = (ptrdiff_t)stride * n + 11;
         spec_desc packed = strided;
@@ -481,20 +486,233 @@ static void test_pack_layouts(void)
     }
 }
 
+/* C2R ignores the imaginary parts of bins 0 and N/2 (numpy's irfft,
+ * FFTW, scipy): a batch with them gives the same bits as with them 0, in
+ * every ISA, contiguous and strided, on both kernels (lanes and one at a
+ * time); NaN there too. The values against the reference: run_kind. */
+static void test_c2r_real_ends(void)
+{
+    static const char *const isas[] = {"generic", "sse2", "avx2", "avx512"};
+    static const int sizes[] = {4, 16, 64, 512, 2048};
+    for (size_t i = 0; i < sizeof isas / sizeof *isas; i++) {
+        if (!spec_lanes_force(isas[i]))
+            continue;
+        for (int p = 0; p < 2; p++)
+            for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++)
+                for (int stride = 1; stride <= 2; stride++) {
+                    const int n = sizes[k], batch = 19;
+                    spec_desc d = {SPEC_C2R, (spec_precision)p, n, 0, batch, 0, stride, 0, 0, 3, 0};
+                    spec_plan *plan;
+                    orr_error err;
+                    CU_ASSERT_FATAL(spec_plan_create(&d, &plan, &err) == ORR_OK);
+                    const size_t in_len = spec_in_reals(&d) * stride * batch;
+                    const size_t out_len = spec_out_reals(&d) * stride * batch;
+                    const size_t es = p ? sizeof(float) : sizeof(double);
+                    void *with = alloc_reals(d.precision, in_len), *without = alloc_reals(d.precision, in_len);
+                    void *a = alloc_reals(d.precision, out_len), *b = alloc_reals(d.precision, out_len);
+                    for (size_t j = 0; j < in_len; j++)
+                        store(d.precision, with, j, uniform());
+                    store(d.precision, with, 1, NAN);   /* transform 0's bin 0 */
+                    memcpy(without, with, in_len * es);
+                    for (int t = 0; t < batch; t++) {
+                        const size_t at = (size_t)t * spec_in_reals(&d) * stride;
+                        store(d.precision, without, at + 1, 0);
+                        store(d.precision, without, at + (size_t)n * stride + 1, 0);
+                    }
+                    poison(d.precision, a, out_len);
+                    poison(d.precision, b, out_len);
+                    CU_ASSERT(spec_execute(plan, with, a, &err) == ORR_OK);
+                    CU_ASSERT(spec_execute(plan, without, b, &err) == ORR_OK);
+                    const int same = memcmp(a, b, out_len * es) == 0;
+                    CU_ASSERT(same);
+                    if (!same)
+                        printf("\n  %s: c2r n=%d %s stride %d: the ends' imaginary parts matter",
+                               isas[i], n, p ? "f32" : "f64", stride);
+                    free(with);
+                    free(without);
+                    free(a);
+                    free(b);
+                    spec_plan_destroy(plan);
+                }
+    }
+    spec_lanes_force(NULL);
+}
+
+/* The DCT norms against the long-double direct sums (scipy.fft.dct's
+ * definitions), both precisions, contiguous, strided and in place; known
+ * values (ones and an impulse, as scipy gives them); and the norms' round
+ * trips: ortho is orthonormal, forward undoes backward. */
+static double dct_norm_error(spec_kind kind, spec_norm norm, int n, spec_precision prec,
+                             int stride, int in_place)
+{
+    const int batch = 5;
+    spec_desc d = {kind, prec, n, 0, batch, 0, stride, 0, 0, 2, norm};
+    spec_plan *plan;
+    orr_error err;
+    if (spec_plan_create(&d, &plan, &err) != ORR_OK)
+        return INFINITY;
+    const size_t len = (size_t)n * stride * batch;
+    void *in = alloc_reals(prec, len), *out = in_place ? in : alloc_reals(prec, len);
+    double *x = malloc((size_t)n * batch * sizeof *x), *want = malloc((size_t)n * sizeof *want),
+           *got = malloc((size_t)n * sizeof *got);
+    for (int t = 0; t < batch; t++)
+        for (int i = 0; i < n; i++) {
+            store(prec, in, ((size_t)t * n + i) * stride, uniform());
+            x[(size_t)t * n + i] = load(prec, in, ((size_t)t * n + i) * stride);
+        }
+    if (!in_place)
+        poison(prec, out, len);
+    double worst = spec_execute(plan, in, out, &err) == ORR_OK ? 0 : INFINITY;
+    for (int t = 0; t < batch && worst < INFINITY; t++) {
+        (kind == SPEC_DCT2 ? spec_ref_dct2 : spec_ref_dct3)(n, norm, x + (size_t)t * n, want);
+        for (int i = 0; i < n; i++)
+            got[i] = load(prec, out, ((size_t)t * n + i) * stride);
+        const double e = rel_l2(got, want, n) / (eps_of(prec) * log2(n));
+        worst = e > worst || isnan(e) ? e : worst;
+    }
+    free(x);
+    free(want);
+    free(got);
+    free(in);
+    if (!in_place)
+        free(out);
+    spec_plan_destroy(plan);
+    return worst;
+}
+
+/* One DCT of a double vector with the given norm. */
+static void dct_once(spec_kind kind, spec_norm norm, int n, const double *x, double *y)
+{
+    spec_desc d = {kind, SPEC_F64, n, 0, 1, 0, 1, 0, 0, 1, norm};
+    spec_plan *plan;
+    orr_error err;
+    CU_ASSERT_FATAL(spec_plan_create(&d, &plan, &err) == ORR_OK);
+    CU_ASSERT(spec_execute(plan, x, y, &err) == ORR_OK);
+    spec_plan_destroy(plan);
+}
+
+static void test_dct_norms(void)
+{
+    static const spec_norm norms[] = {SPEC_NORM_BACKWARD, SPEC_NORM_ORTHO, SPEC_NORM_FORWARD};
+    static const int sizes[] = {4, 8, 32, 256, 1024};
+    for (int k = 0; k < 2; k++)
+        for (size_t m = 0; m < 3; m++)
+            for (int p = 0; p < 2; p++)
+                for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++)
+                    for (int variant = 0; variant < 3; variant++) {
+                        const spec_kind kind = k ? SPEC_DCT3 : SPEC_DCT2;
+                        const double e = dct_norm_error(kind, norms[m], sizes[s], (spec_precision)p,
+                                                        variant == 1 ? 3 : 1, variant == 2);
+                        CU_ASSERT(e <= 10);
+                        if (!(e <= 10))
+                            printf("\n  %s norm %s n=%d %s variant %d: error %.2f eps log2 N",
+                                   spec_kind_name(kind), spec_norm_name(norms[m]), sizes[s],
+                                   p ? "f32" : "f64", variant, e);
+                    }
+    /* known values: DCT2 of ones is (2N, 0, ...) backward, (sqrt N, 0, ...)
+     * ortho, (1, 0, ...) forward; DCT3 of (1, 0, ...) is 1, 1/sqrt N, 1/(2N)
+     * everywhere */
+    const int n = 16;
+    double ones[16], e0[16] = {1}, y[16], z[16];
+    for (int i = 0; i < n; i++)
+        ones[i] = 1;
+    const double dc2[3] = {2.0 * n, sqrt(n), 1}, flat3[3] = {1, 1 / sqrt(n), 1.0 / (2 * n)};
+    for (size_t m = 0; m < 3; m++) {
+        dct_once(SPEC_DCT2, norms[m], n, ones, y);
+        CU_ASSERT(fabs(y[0] - dc2[m]) <= 1e-14 * dc2[m]);
+        for (int i = 1; i < n; i++)
+            CU_ASSERT(fabs(y[i]) <= 1e-14 * dc2[m]);
+        dct_once(SPEC_DCT3, norms[m], n, e0, y);
+        for (int i = 0; i < n; i++)
+            CU_ASSERT(fabs(y[i] - flat3[m]) <= 1e-14 * flat3[m]);
+    }
+    /* round trips: ortho's DCT3 inverts its DCT2 and the reverse; the
+     * forward DCT2 then the backward DCT3 is x (scipy's idct pair) */
+    double x[16];
+    for (int i = 0; i < n; i++)
+        x[i] = uniform();
+    dct_once(SPEC_DCT2, SPEC_NORM_ORTHO, n, x, y);
+    dct_once(SPEC_DCT3, SPEC_NORM_ORTHO, n, y, z);
+    CU_ASSERT(rel_l2(z, x, n) <= 1e-14);
+    dct_once(SPEC_DCT3, SPEC_NORM_ORTHO, n, x, y);
+    dct_once(SPEC_DCT2, SPEC_NORM_ORTHO, n, y, z);
+    CU_ASSERT(rel_l2(z, x, n) <= 1e-14);
+    dct_once(SPEC_DCT2, SPEC_NORM_FORWARD, n, x, y);
+    dct_once(SPEC_DCT3, SPEC_NORM_BACKWARD, n, y, z);
+    CU_ASSERT(rel_l2(z, x, n) <= 1e-14);
+}
+
+/* A zero or non-finite pivot: ORR_ERR_INPUT naming the first system (its
+ * batch index) and row, and how many others broke down; the same whatever
+ * the thread count. */
+static void test_tridiag_breakdown(void)
+{
+    const int n = 6, batch = 7;
+    for (int p = 0; p < 2; p++)
+        for (int threads = 1; threads <= 3; threads += 2) {
+            spec_desc desc = {SPEC_TRIDIAG, (spec_precision)p, n, 0, batch, 0, 1, 0, 0, threads, 0};
+            spec_plan *plan;
+            orr_error err;
+            CU_ASSERT_FATAL(spec_plan_create(&desc, &plan, &err) == ORR_OK);
+            const size_t len = (size_t)n * batch;
+            void *dl = alloc_reals(desc.precision, len), *d = alloc_reals(desc.precision, len),
+                 *du = alloc_reals(desc.precision, len), *rhs = alloc_reals(desc.precision, len);
+            for (size_t i = 0; i < len; i++) {
+                store(desc.precision, dl, i, uniform());
+                store(desc.precision, du, i, uniform());
+                store(desc.precision, d, i, 3 + uniform());
+                store(desc.precision, rhs, i, uniform());
+            }
+            CU_ASSERT(spec_tridiag(plan, dl, d, du, rhs, &err) == ORR_OK);
+            /* system 2: rows 0 and 1 are [1 1; 1 1]: the second pivot is 0 */
+            store(desc.precision, d, 2 * n, 1);
+            store(desc.precision, du, 2 * n, 1);
+            store(desc.precision, dl, 2 * n + 1, 1);
+            store(desc.precision, d, 2 * n + 1, 1);
+            /* system 4: its first pivot 0; system 5: a NaN on the diagonal */
+            store(desc.precision, d, 4 * n, 0);
+            store(desc.precision, d, 5 * n + 3, NAN);
+            CU_ASSERT(spec_tridiag(plan, dl, d, du, rhs, &err) == ORR_ERR_INPUT);
+            CU_ASSERT(strstr(err.message, "batch index 2 (of 7)") != NULL);
+            CU_ASSERT(strstr(err.message, "pivot at row 1") != NULL);
+            CU_ASSERT(strstr(err.message, "2 other systems") != NULL);
+            /* only system 5 left: its NaN pivot at row 3 */
+            for (int r = 0; r < 2; r++)
+                store(desc.precision, d, 2 * n + r, 3);
+            store(desc.precision, d, 4 * n, 3);
+            CU_ASSERT(spec_tridiag(plan, dl, d, du, rhs, &err) == ORR_ERR_INPUT);
+            CU_ASSERT(strstr(err.message, "batch index 5") && strstr(err.message, "row 3") &&
+                      !strstr(err.message, "other"));
+            free(dl);
+            free(d);
+            free(du);
+            free(rhs);
+            spec_plan_destroy(plan);
+        }
+    /* the device kernels' status (-1: a breakdown at a row they do not
+     * say) reads the same way */
+    const int status[4] = {0, 0, -1, 0};
+    orr_error err;
+    CU_ASSERT(spec_tridiag_check(status, 4, &err) == ORR_ERR_INPUT);
+    CU_ASSERT(strstr(err.message, "batch index 2") && !strstr(err.message, "row"));
+}
+
 static void test_bad_plans(void)
 {
     orr_error err;
     spec_plan *p;
-    spec_desc d = {SPEC_C2C, SPEC_F64, 12, 0, 1, 0, 1, 0, 0, 0};
+    spec_desc d = {SPEC_C2C, SPEC_F64, 12, 0, 1, 0, 1, 0, 0, 0, 0};
     CU_ASSERT(spec_plan_create(&d, &p, &err) == ORR_ERR_UNSUPPORTED);
     CU_ASSERT(strstr(err.message, "power of two") != NULL);
     d.n = 16;
     d.batch = 0;
     CU_ASSERT(spec_plan_create(&d, &p, &err) == ORR_ERR_USAGE);
-    spec_desc c = {SPEC_CONV2D, SPEC_F64, 16, 9, 1, 0, 1, 0, 0, 0};
+    spec_desc c = {SPEC_CONV2D, SPEC_F64, 16, 9, 1, 0, 1, 0, 0, 0, 0};
     CU_ASSERT(spec_plan_create(&c, &p, &err) == ORR_ERR_USAGE);   /* 2M - 1 > mfft */
     c.n2 = 8;
     CU_ASSERT(spec_plan_create(&c, &p, &err) == ORR_ERR_USAGE);   /* M even */
+    spec_desc t = {SPEC_DCT2, SPEC_F64, 16, 0, 1, 0, 1, 0, 0, 0, (spec_norm)7};
+    CU_ASSERT(spec_plan_create(&t, &p, &err) == ORR_ERR_USAGE);   /* no such norm */
 }
 
 /* The `spectral` subcommand: .npy in and out (written and read back by our
@@ -559,6 +777,21 @@ static void test_npy_command(void)
     CU_ASSERT(strstr(err.message, "'descr'") != NULL);
     const spec_command_options fft3 = {.op = "fft3", .n_files = 2, .files = {in, out}};
     CU_ASSERT(spec_command(&fft3, NULL, &err) == ORR_ERR_USAGE);
+    CU_ASSERT(strstr(err.message, "'fft3'") && strstr(err.message, "tridiag"));
+    /* command-line errors before any file is read: --inverse, --norm */
+    const spec_command_options inv = {.op = "tridiag", .inverse = 1, .n_files = 5,
+                                      .files = {bad, bad, bad, bad, out}};
+    CU_ASSERT(spec_command(&inv, NULL, &err) == ORR_ERR_USAGE);
+    const spec_command_options norm = {.op = "dct2", .norm = "orto", .n_files = 2,
+                                       .files = {in, out}};
+    CU_ASSERT(spec_command(&norm, NULL, &err) == ORR_ERR_USAGE && strstr(err.message, "'orto'"));
+    /* data errors of conv2d name the file and are exit 65: M even */
+    long sl_shape[3] = {2, 4, 4}, s_shape[2] = {16, 16};
+    CU_ASSERT_FATAL(orr_npy_write(in, ORR_NPY_C16, 3, sl_shape, x, &err) == ORR_OK);
+    CU_ASSERT_FATAL(orr_npy_write(bad, ORR_NPY_F8, 2, s_shape, x, &err) == ORR_OK);
+    const spec_command_options conv = {.op = "conv2d", .n_files = 3, .files = {in, bad, out}};
+    CU_ASSERT(spec_command(&conv, NULL, &err) == ORR_ERR_INPUT);
+    CU_ASSERT(strstr(err.message, "in.npy") && strstr(err.message, "odd"));
     remove(in);
     remove(out);
     remove(bad);
@@ -632,7 +865,7 @@ static void test_lane_independence(void)
             for (int inverse = 0; inverse < 2; inverse++)
                 for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
                     const int n = sizes[k], batch = 37;
-                    spec_desc d = {SPEC_C2C, (spec_precision)p, n, 0, batch, inverse, 1, 0, 0, 1};
+                    spec_desc d = {SPEC_C2C, (spec_precision)p, n, 0, batch, inverse, 1, 0, 0, 1, 0};
                     spec_plan *plan;
                     orr_error err;
                     CU_ASSERT_FATAL(spec_plan_create(&d, &plan, &err) == ORR_OK);
@@ -709,18 +942,18 @@ static void test_threads(void)
         const spec_precision pr = (spec_precision)p;
         static const spec_kind kinds[] = {SPEC_C2C, SPEC_R2C, SPEC_C2R, SPEC_DCT2, SPEC_DCT3, SPEC_DHT};
         for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
-            spec_desc d = {kinds[k], pr, 64, 0, 53, 0, 1, 0, 0, 0};
+            spec_desc d = {kinds[k], pr, 64, 0, 53, 0, 1, 0, 0, 0, 0};
             same_bits_over_threads(d, spec_in_reals(&d) * d.batch, spec_out_reals(&d) * d.batch, 0);
             /* 1024: the one-at-a-time kernels (tables per thread) for c2c, r2c, c2r */
             d.n = 1024;
             d.batch = 37;
             same_bits_over_threads(d, spec_in_reals(&d) * d.batch, spec_out_reals(&d) * d.batch, 0);
         }
-        spec_desc f = {SPEC_FFT2, pr, 32, 16, 5, 1, 1, 0, 0, 0};
+        spec_desc f = {SPEC_FFT2, pr, 32, 16, 5, 1, 1, 0, 0, 0, 0};
         same_bits_over_threads(f, spec_in_reals(&f) * f.batch, spec_out_reals(&f) * f.batch, 0);
-        spec_desc c = {SPEC_CONV2D, pr, 32, 15, 6, 0, 1, 0, 0, 0};
+        spec_desc c = {SPEC_CONV2D, pr, 32, 15, 6, 0, 1, 0, 0, 0, 0};
         same_bits_over_threads(c, spec_in_reals(&c) * c.batch, spec_out_reals(&c) * c.batch, 3);
-        spec_desc t = {SPEC_TRIDIAG, pr, 100, 0, 7, 0, 1, 0, 0, 0};
+        spec_desc t = {SPEC_TRIDIAG, pr, 100, 0, 7, 0, 1, 0, 0, 0, 0};
         same_bits_over_threads(t, (size_t)t.n * t.batch, (size_t)t.n * t.batch, 0);
     }
 }
@@ -740,7 +973,7 @@ static void test_against_fftw(void)
             x[2 * i + 1] = fi[i][1] = uniform();
         }
         fftw_execute(fp);
-        spec_desc d = {SPEC_C2C, SPEC_F64, n, 0, 1, 0, 1, 0, 0, 0};
+        spec_desc d = {SPEC_C2C, SPEC_F64, n, 0, 1, 0, 1, 0, 0, 0, 0};
         spec_plan *plan;
         orr_error err;
         CU_ASSERT_FATAL(spec_plan_create(&d, &plan, &err) == ORR_OK);
@@ -776,7 +1009,10 @@ int main(void)
     CU_add_test(s, "round trips, Parseval, impulse, tone, batch order", test_identities);
     CU_add_test(s, "2D FFT", test_fft2);
     CU_add_test(s, "EDM convolution against the block-Toeplitz sum", test_conv2d);
+    CU_add_test(s, "inverse real FFT ignores the imaginary parts of bins 0 and N/2", test_c2r_real_ends);
+    CU_add_test(s, "DCT norms (backward, ortho, forward) against the direct sums", test_dct_norms);
     CU_add_test(s, "tridiagonal against Thomas, residuals", test_tridiag);
+    CU_add_test(s, "tridiagonal breakdown: zero and non-finite pivots reported", test_tridiag_breakdown);
     CU_add_test(s, "strided batches packed for devices", test_pack_layouts);
     CU_add_test(s, "unsupported and invalid plans", test_bad_plans);
     CU_add_test(s, "spectral subcommand: .npy in and out, errors", test_npy_command);

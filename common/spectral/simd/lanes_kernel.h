@@ -34,6 +34,53 @@ typedef struct {
  * the compiler would keep a scalar add) */
 #define BC(x) ((R)(x) - (V){0})
 
+/* Lane shuffles with constant indices, for GCC and clang alike:
+ * SHUF2(a, b, F, p) is the vector whose lane i is lane F(i, p) of the
+ * concatenation a:b (a's lanes 0 .. NL - 1, then b's), SHUF1(a, F, p) lane
+ * F(i, p) of a. F is a macro, so every index is an integer constant
+ * expression, as __builtin_shufflevector (clang; GCC >= 12) wants; the
+ * indices are reduced modulo 2 NL (NL), as GCC's __builtin_shuffle does,
+ * so the masks of stages that never run (TRANSPOSE_STAGE below) stay in
+ * range. Older GCCs get __builtin_shuffle on the same constant masks. */
+#ifndef ORR_LANES_SHUF
+#define ORR_LANES_SHUF 1
+#define LANE_IDX_2(F, p, m) (F(0, p) & (m)), (F(1, p) & (m))
+#define LANE_IDX_4(F, p, m) LANE_IDX_2(F, p, m), (F(2, p) & (m)), (F(3, p) & (m))
+#define LANE_IDX_8(F, p, m)                                                                    \
+    LANE_IDX_4(F, p, m), (F(4, p) & (m)), (F(5, p) & (m)), (F(6, p) & (m)), (F(7, p) & (m))
+#define LANE_IDX_16(F, p, m)                                                                   \
+    LANE_IDX_8(F, p, m), (F(8, p) & (m)), (F(9, p) & (m)), (F(10, p) & (m)), (F(11, p) & (m)), \
+        (F(12, p) & (m)), (F(13, p) & (m)), (F(14, p) & (m)), (F(15, p) & (m))
+#define LANE_IDX2(nl, F, p, m) LANE_IDX_##nl(F, p, m)
+#define LANE_IDX(nl, F, p, m) LANE_IDX2(nl, F, p, m)
+#if defined(__has_builtin)
+#if __has_builtin(__builtin_shufflevector)
+#define ORR_HAVE_SHUFFLEVECTOR 1
+#endif
+#endif
+#ifdef ORR_HAVE_SHUFFLEVECTOR
+#define SHUF2(a, b, F, p) __builtin_shufflevector((a), (b), LANE_IDX(NL, F, p, 2 * NL - 1))
+#define SHUF1(a, F, p) __builtin_shufflevector((a), (a), LANE_IDX(NL, F, p, NL - 1))
+#else
+#define SHUF2(a, b, F, p) __builtin_shuffle((a), (b), (FN(ivec)){LANE_IDX(NL, F, p, 2 * NL - 1)})
+#define SHUF1(a, F, p) __builtin_shuffle((a), (FN(ivec)){LANE_IDX(NL, F, p, NL - 1)})
+#endif
+/* the index maps (i: the lane, p: a parameter, unused by some) */
+#define IX_TR_LO(i, w) ((i) + (((i) & (w)) ? NL - (w) : 0))      /* transpose stage */
+#define IX_TR_HI(i, w) ((i) + (w) + (((i) & (w)) ? NL - (w) : 0))
+#define IX_EVEN(i, p) (2 * (i))                                   /* de-interleave */
+#define IX_ODD(i, p) (2 * (i) + 1)
+#define IX_ZIP_LO(i, p) (((i) >> 1) + ((i) & 1) * NL)             /* interleave */
+#define IX_ZIP_HI(i, p) (((i) >> 1) + NL / 2 + ((i) & 1) * NL)
+#define IX_SWAP_RI(i, p) ((i) ^ 1)                                /* (re, im) pairs */
+#define IX_REVERSE_C(i, p) ((NL - 2 - ((i) & -2)) | ((i) & 1))
+#define IX_RE(i, p) ((i) & -2)
+#define IX_IM(i, p) ((i) | 1)
+/* radix-2 interleave of complex: lane i of the result is complex g = i / 2
+ * + g0 of the output, from ya (even g) or yb (odd g) */
+#define IX_IL_C(i, g0) (((((i) >> 1) + (g0)) & 1) * NL + 2 * ((((i) >> 1) + (g0)) >> 1) + ((i) & 1))
+#endif
+
 /* Between passes the buffers hold element j at j + j / (n/16) (one vector
  * pair of padding per sixteenth, pad = -1; pad = 0: unpadded): a radix-16
  * or radix-8 pass reads streams n/16 or n/8 apart, a power of two of 4 KB
@@ -394,14 +441,11 @@ typedef RI FN(ivec) __attribute__((vector_size(VB)));
  * complex, ctranspose below). */
 #define TRANSPOSE_STAGE(rows, bb, width)                                                       \
     if ((rows) > (bb)) {                                                                       \
-        const FN(ivec) iota = IOTA, cond = (iota & (width)) != 0;                              \
-        const FN(ivec) lo = iota + (cond & (NL - (width))),                                    \
-                       hi = iota + (width) + (cond & (NL - (width)));                          \
         _Pragma("GCC unroll 16") for (int r = 0; r < (rows); r++)                              \
             if (!(r & (bb))) {                                                                 \
                 const V u = m[r], w = m[r + (bb)];                                             \
-                m[r] = __builtin_shuffle(u, w, lo);                                            \
-                m[r + (bb)] = __builtin_shuffle(u, w, hi);                                     \
+                m[r] = SHUF2(u, w, IX_TR_LO, width);                                           \
+                m[r + (bb)] = SHUF2(u, w, IX_TR_HI, width);                                    \
             }                                                                                  \
     }
 static inline __attribute__((always_inline)) void FN(transpose)(V *m)
@@ -442,14 +486,13 @@ static void FN(gather_c)(const R *in, ptrdiff_t es, ptrdiff_t coff, ptrdiff_t di
     } else if (dist == 2 && coff == 1 && count == L) {
         /* adjacent complex transforms (the columns of an image): each
          * element's L values are contiguous, (re, im) pairs to split */
-        const FN(ivec) iota = IOTA, even = iota + iota, odd = even + 1;
         V *xv = (V *)x;
         for (int i = 0; i < n; i++) {
             V u, w;
             memcpy(&u, in + i * es, sizeof u);
             memcpy(&w, in + i * es + NL, sizeof w);
-            xv[2 * GATHER_AT(i)] = __builtin_shuffle(u, w, even);
-            xv[2 * GATHER_AT(i) + 1] = imsign * __builtin_shuffle(u, w, odd);
+            xv[2 * GATHER_AT(i)] = SHUF2(u, w, IX_EVEN, 0);
+            xv[2 * GATHER_AT(i) + 1] = imsign * SHUF2(u, w, IX_ODD, 0);
         }
         i0 = n;
     }
@@ -487,12 +530,10 @@ static void FN(scatter_c)(const VC *x, FN(order) ord, ptrdiff_t es, ptrdiff_t di
         i0 = blocked / 2;
     } else if (dist == 2 && count == L) {
         /* adjacent complex transforms: re and im vectors interleaved back */
-        const FN(ivec) iota = IOTA, half = iota >> 1, pick = (iota & 1) * NL;
-        const FN(ivec) lo = half + pick, hi = half + NL / 2 + pick;
         for (int i = 0; i < n; i++) {
             const VC e = x[FN(at)(ord, i)];
             const V re = e.re * scale, im = e.im * imscale;
-            const V u = __builtin_shuffle(re, im, lo), w = __builtin_shuffle(re, im, hi);
+            const V u = SHUF2(re, im, IX_ZIP_LO, 0), w = SHUF2(re, im, IX_ZIP_HI, 0);
             memcpy(out + i * es, &u, sizeof u);
             memcpy(out + i * es + NL, &w, sizeof w);
         }
@@ -652,8 +693,7 @@ static void FN(c2c16)(const R *in, ptrdiff_t in_dist, R *out, ptrdiff_t out_dist
 #define CPV (NL / 2)
 static inline __attribute__((always_inline)) V FN(swap_ri)(V z)
 {
-    const FN(ivec) iota = IOTA;
-    return __builtin_shuffle(z, iota ^ 1);
+    return SHUF1(z, IX_SWAP_RI, 0);
 }
 /* +1 on re, -1 on im (ALT) and its negation: exact sign patterns */
 static inline __attribute__((always_inline)) V FN(alt)(void)
@@ -849,14 +889,12 @@ static inline __attribute__((always_inline)) void FN(c2c_long_interleaved)(
 /* The complex of z in reverse order (lane pairs): its CPV complex last to first */
 static inline __attribute__((always_inline)) V FN(reverse_c)(V z)
 {
-    const FN(ivec) iota = IOTA;
-    return __builtin_shuffle(z, (NL - 2 - (iota & -2)) | (iota & 1));
+    return SHUF1(z, IX_REVERSE_C, 0);
 }
 /* z times the CPV interleaved complex w (as in memory), or times conj w */
 static inline __attribute__((always_inline)) V FN(cmul_il)(V z, V w, int conj_w)
 {
-    const FN(ivec) iota = IOTA;
-    const V wr = __builtin_shuffle(w, iota & -2), wi = __builtin_shuffle(w, iota | 1);
+    const V wr = SHUF1(w, IX_RE, 0), wi = SHUF1(w, IX_IM, 0);
     const V alt = FN(alt)();
     return z * wr + FN(swap_ri)(z) * (wi * (conj_w ? alt : BC(0) - alt));
 }
@@ -865,10 +903,8 @@ static inline __attribute__((always_inline)) V FN(cmul_il)(V z, V w, int conj_w)
  * Y_s[k], from ya, yb = Y_0, Y_1 at k0 .. k0 + CPV - 1: lo, hi. */
 static inline __attribute__((always_inline)) void FN(interleave_c)(V ya, V yb, V *lo, V *hi)
 {
-    const FN(ivec) iota = IOTA, g = iota >> 1, part = iota & 1;
-    *lo = __builtin_shuffle(ya, yb, (g & 1) * NL + 2 * (g >> 1) + part);
-    const FN(ivec) gh = g + CPV;
-    *hi = __builtin_shuffle(ya, yb, (gh & 1) * NL + 2 * (gh >> 1) + part);
+    *lo = SHUF2(ya, yb, IX_IL_C, 0);
+    *hi = SHUF2(ya, yb, IX_IL_C, CPV);
 }
 
 /* The interleaved kernels' twiddles for n-point transforms on a table of n
