@@ -19,7 +19,7 @@
 # Environment: ORR_APP (the CPU app), ORR_DATA (tests/data/milkyway).
 # The checkpoint part needs python3 (skipped without it).
 set -u
-here=$(cd "$(dirname "$0")" && pwd)
+here=$(cd "$(dirname "$0")/../data/hostile_sep" && pwd)
 app=$(readlink -f "${ORR_APP:?set ORR_APP to the CPU app}")
 data=$(readlink -f "${ORR_DATA:?set ORR_DATA to tests/data/milkyway}")
 work=$(mktemp -d "${TMPDIR:-/tmp}/orrery-hostile-XXXXXX")
