@@ -3,7 +3,9 @@
 # boinc-client is for the real-client test only (tests/e2e), libxml2-utils
 # (xmllint) for the admin-tools test, libfftw3-dev as the spectral tests'
 # independent reference, libvkfft-dev for the OpenCL FFT benchmark only
-# (`make bench-opencl` compares against VkFFT's OpenCL backend).
+# (`make bench-opencl` compares against VkFFT's OpenCL backend), clang and
+# libclang-rt-14-dev (its libFuzzer and sanitizer runtimes, only recommended
+# by clang) for `make fuzz` (tests/fuzz/README.md).
 set -e
 export DEBIAN_FRONTEND=noninteractive
 apt-get update
@@ -11,4 +13,5 @@ apt-get install -y --no-install-recommends \
     build-essential autoconf automake pkg-config \
     zlib1g-dev libcunit1-dev libboinc-app-dev \
     ocl-icd-opencl-dev opencl-headers pocl-opencl-icd \
-    boinc-client libxml2-utils libfftw3-dev libvkfft-dev
+    boinc-client libxml2-utils libfftw3-dev libvkfft-dev \
+    clang libclang-rt-14-dev

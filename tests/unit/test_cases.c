@@ -8,8 +8,10 @@
  * each; a path this CPU cannot run is reported and skipped. The GPU apps
  * run it too: ORR_APP names the app, ORR_APP_ARGS adds arguments
  * ("--platform 0 --device 0") and ORR_TOLERANCE=gpu applies the
- * GPU tolerance (their sums run in another order). */
+ * GPU tolerance (their sums run in another order). Each case's folder is
+ * removed once its suite is checked (ORR_TEST_KEEP set: kept). */
 #include <CUnit/Basic.h>
+#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -206,14 +208,36 @@ static char *paths[MAX_PATHS];
 static int n_paths;
 static int path_skipped;
 
+/* The previous run's case folders (the app writes only plain files
+ * there), unless ORR_TEST_KEEP is set; and their outputs. */
+static void clean_cases(void)
+{
+    const int keep = getenv("ORR_TEST_KEEP") != NULL;
+    for (int i = 0; i < n_cases; i++) {
+        test_case *c = &cases[i];
+        free(c->output);
+        c->output = NULL;
+        if (!c->dir[0] || keep)
+            continue;
+        DIR *d = opendir(c->dir);
+        for (struct dirent *e; d && (e = readdir(d));) {
+            char path[sizeof c->dir + 258];
+            if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0 &&
+                snprintf(path, sizeof path, "%s/%s", c->dir, e->d_name) < (int)sizeof path)
+                unlink(path);
+        }
+        if (d)
+            closedir(d);
+        rmdir(c->dir);
+        c->dir[0] = '\0';
+    }
+}
+
 static int run_suite(int path)
 {
     cpu_path = paths[path];
     path_skipped = 0;
-    for (int i = 0; i < n_cases; i++) {
-        free(cases[i].output);
-        cases[i].output = NULL;
-    }
+    clean_cases();
     return run_all();
 }
 
@@ -344,13 +368,22 @@ int main(void)
         const char *app_name = strrchr(app, '/') ? strrchr(app, '/') + 1 : app;
         snprintf(suite_name, sizeof suite_name, "separation reference cases (expected.json), %s%s%s",
                  app_name, paths[p] ? " --cpu-path=" : "", paths[p] ? paths[p] : "");
-        CU_pSuite suite = CU_add_suite(strdup(suite_name), suite_inits[p], NULL);
+        /* CUnit keeps its own copies of the names */
+        CU_pSuite suite = CU_add_suite(suite_name, suite_inits[p], NULL);
         for (int i = 0; i < n_cases && i < (int)(sizeof case_fns / sizeof case_fns[0]); i++)
-            CU_add_test(suite, strdup(cases[i].id), case_fns[i]);
+            CU_add_test(suite, cases[i].id, case_fns[i]);
     }
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     unsigned failed = CU_get_number_of_failures() + CU_get_number_of_suites_failed();
     CU_cleanup_registry();
+    /* everything allocated above, so LeakSanitizer (the sanitizer job in
+     * .ci/run) finds the suite clean */
+    clean_cases();
+    for (int i = 0; i < n_cases; i++)
+        for (int a = 1; a < cases[i].argc; a++)   /* argv[0] is app */
+            free(cases[i].argv[a]);
+    free(args);
+    free(copy);
     return failed ? 1 : 0;
 }
