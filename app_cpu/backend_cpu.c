@@ -6,6 +6,7 @@
  * compare. */
 #include "cpu_backend.h"
 
+#include <float.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,13 +55,33 @@ static void cpu_close(orr_backend *be)
     be->ctx = NULL;
 }
 
+int orr_cpu_threads_from_ncpus(double ncpus, long online)
+{
+    if (!(ncpus > 0 && ncpus <= DBL_MAX))
+        return 0;
+    const long cap = online >= 1 && online < ORR_MAX_THREADS ? online : ORR_MAX_THREADS;
+    if (ncpus >= (double)cap)
+        return (int)cap;
+    const long n = (long)(ncpus + 0.5);
+    return n < 1 ? 1 : (int)n;
+}
+
+/* Under a client its ncpus (capped), else every core (capped too). */
 static int default_threads(void)
 {
     const orr_init_data *id = orr_runtime_init_data();
-    if (!id->standalone && id->ncpus >= 1)
-        return (int)(id->ncpus + 0.5);
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n >= 1 ? (int)n : 1;
+    const long online = sysconf(_SC_NPROCESSORS_ONLN);
+    if (!id->standalone && id->ncpus != 0) {
+        const int n = orr_cpu_threads_from_ncpus(id->ncpus, online);
+        if (n > 0) {
+            if (id->ncpus >= n + 0.5)
+                orr_log("init_data.xml: ncpus %g capped to %d threads (online CPUs %ld, "
+                        "at most %d)", id->ncpus, n, online, ORR_MAX_THREADS);
+            return n;
+        }
+        orr_log("init_data.xml: ncpus %g ignored (not a positive number): every core", id->ncpus);
+    }
+    return orr_cpu_threads_from_ncpus((double)(online >= 1 ? online : 1), online);
 }
 
 /* The path asked for (it must exist and run here), else the best. */

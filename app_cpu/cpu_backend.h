@@ -25,6 +25,12 @@ int orr_cpu_path_count(void);
 const char *orr_cpu_path_name(int i);
 int orr_cpu_path_supported(int i);
 
+/* BOINC's ncpus (init_data.xml: a double anyone can set; 3000 has been
+ * seen) as a thread count: rounded, at least 1, at most the online CPUs
+ * (when online >= 1) and ORR_MAX_THREADS. 0: nothing usable (zero,
+ * negative, NaN, infinite): the caller's default applies. */
+int orr_cpu_threads_from_ncpus(double ncpus, long online);
+
 /* The kinds' CPU host code (app_cpu/<kind>/host.c). */
 orr_status sep_cpu_attach(orr_backend *be, orr_kind_slot *slot, orr_error *err);
 

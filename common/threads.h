@@ -10,6 +10,10 @@
 
 #include "orrery.h"
 
+/* The most threads a CPU run starts: --nthreads' bound and the cap on
+ * BOINC's ncpus. */
+#define ORR_MAX_THREADS 1024
+
 typedef struct orr_pool orr_pool;
 typedef void (*orr_pool_task)(void *ctx, int task);
 

@@ -17,6 +17,7 @@
 #include "io/io.h"
 #include "kind.h"
 #include "runtime/runtime.h"
+#include "threads.h"
 
 enum {
     OPT_DEVICE, OPT_PLATFORM, OPT_GPU_FREQUENCY, OPT_NON_RESPONSIVE, OPT_NTHREADS, OPT_CPU_PATH,
@@ -34,7 +35,7 @@ static const orr_option every_kind_options[] = {
      "GPU apps: kernel launches per second, so the desktop stays smooth (default 60)"},
     {"-r", "--non-responsive", NULL, NULL, OPT_NON_RESPONSIVE, ORR_TEXT,
      "GPU apps: launch whole batches (fastest; the display may stutter)"},
-    {NULL, "--nthreads", "--threads", "N", OPT_NTHREADS, ORR_WHOLE(1, 1024),
+    {NULL, "--nthreads", "--threads", "N", OPT_NTHREADS, ORR_WHOLE(1, ORR_MAX_THREADS),
      "CPU app: threads (default: BOINC's ncpus, or every core when run by hand)"},
     {NULL, "--cpu-path", NULL, "NAME", OPT_CPU_PATH, ORR_TEXT,
      "CPU app: scalar, sse2, avx2 or avx512 (default: the best this CPU runs)"},

@@ -263,6 +263,38 @@ static void test_unknown_path(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "scalar"));
 }
 
+/* The CPU app's thread count from BOINC's ncpus (app_cpu/backend_cpu.c):
+ * init_data.xml is anyone's to edit, so 3000, 1e300, NaN, infinities and
+ * negatives must give a sane count (0: ignored, the default applies). */
+static void test_ncpus_cap(void)
+{
+    CU_ASSERT_EQUAL(orr_cpu_threads_from_ncpus(3000, 16), 16);        /* the online CPUs */
+    CU_ASSERT_EQUAL(orr_cpu_threads_from_ncpus(3000, 4096), 1024);    /* the hard cap */
+    CU_ASSERT_EQUAL(orr_cpu_threads_from_ncpus(3000, 0), 1024);       /* online unknown */
+    CU_ASSERT_EQUAL(orr_cpu_threads_from_ncpus(3000, -1), 1024);
+    CU_ASSERT_EQUAL(orr_cpu_threads_from_ncpus(1e300, 8), 8);         /* no overflowing cast */
+    CU_ASSERT_EQUAL(orr_cpu_threads_from_ncpus(1024, 2048), 1024);
+    CU_ASSERT_EQUAL(orr_cpu_threads_from_ncpus(8, 8), 8);
+    CU_ASSERT_EQUAL(orr_cpu_threads_from_ncpus(8.4, 8), 8);
+    CU_ASSERT_EQUAL(orr_cpu_threads_from_ncpus(2.4, 8), 2);           /* rounded */
+    CU_ASSERT_EQUAL(orr_cpu_threads_from_ncpus(2.5, 8), 3);
+    CU_ASSERT_EQUAL(orr_cpu_threads_from_ncpus(1, 8), 1);
+    CU_ASSERT_EQUAL(orr_cpu_threads_from_ncpus(0.25, 8), 1);          /* at least one */
+    CU_ASSERT_EQUAL(orr_cpu_threads_from_ncpus(1e-9, 8), 1);
+}
+
+static void test_ncpus_refused(void)
+{
+    CU_ASSERT_EQUAL(orr_cpu_threads_from_ncpus(0, 8), 0);             /* not given */
+    CU_ASSERT_EQUAL(orr_cpu_threads_from_ncpus(-0.0, 8), 0);
+    CU_ASSERT_EQUAL(orr_cpu_threads_from_ncpus(-2, 8), 0);
+    CU_ASSERT_EQUAL(orr_cpu_threads_from_ncpus(-1e300, 8), 0);
+    CU_ASSERT_EQUAL(orr_cpu_threads_from_ncpus(NAN, 8), 0);
+    CU_ASSERT_EQUAL(orr_cpu_threads_from_ncpus(-NAN, 8), 0);
+    CU_ASSERT_EQUAL(orr_cpu_threads_from_ncpus(INFINITY, 8), 0);
+    CU_ASSERT_EQUAL(orr_cpu_threads_from_ncpus(-INFINITY, 8), 0);
+}
+
 int main(void)
 {
     datadir = getenv("ORR_DATA");
@@ -287,6 +319,8 @@ int main(void)
     CU_add_test(s, "star probabilities, every path", test_star_probs);
     CU_add_test(s, "thread pool runs each task once", test_pool);
     CU_add_test(s, "unknown --cpu-path refused", test_unknown_path);
+    CU_add_test(s, "threads from BOINC's ncpus: capped, at least 1", test_ncpus_cap);
+    CU_add_test(s, "threads from BOINC's ncpus: zero, negative, NaN, infinite ignored", test_ncpus_refused);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     unsigned failed = CU_get_number_of_failures() + CU_get_number_of_suites_failed();
