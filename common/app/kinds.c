@@ -7,7 +7,8 @@
 #define ORR_KINDS(X)                                                                              \
     X(sep_descriptor)             /* separation/kind.c: the default */                            \
     X(spec_descriptor)            /* spectral/kind.c */                                           \
-    X(spec_selftest_descriptor)   /* spectral/kind.c */
+    X(spec_selftest_descriptor)   /* spectral/kind.c */                                           \
+    X(dif_descriptor)             /* diffraction/kind.c */
 
 #define ORR_KIND_DECLARE(descriptor) extern const orr_kind descriptor;
 ORR_KINDS(ORR_KIND_DECLARE)

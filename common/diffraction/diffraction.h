@@ -1,0 +1,167 @@
+/* The diffraction kind (docs/diffraction.md): the scalar scatterometry
+ * forward model. Data flow one way: the work-unit file -> dif_workunit
+ * (parse.c, no computing) -> dif_setup (setup.c: orders, slices, the padded
+ * grid, every point's wave numbers, sizes and costs) -> per point tables and
+ * contrast spectra (tables.c) -> the batched solve (solver.c) over a
+ * backend's ops (ops.h) -> the results table (report.c). */
+#ifndef ORRERY_DIFFRACTION_H
+#define ORRERY_DIFFRACTION_H
+
+#include <complex.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../orrery.h"
+
+#define DIF_KIND_NAME "diffraction"
+#define DIF_MAX_PARAMS 32
+#define DIF_NAME_LEN 33        /* names of materials and parameters, NUL included */
+#define DIF_MAX_ORDERS 255     /* MX, MY */
+#define DIF_MAX_POINTS 100000
+#define DIF_MAX_SLICES 100000
+
+/* ---- the work unit, as written (parse.c) ---- */
+
+typedef struct {
+    char name[DIF_NAME_LEN];
+    int line;                  /* where it was first defined, for messages */
+    int n_rows;                /* 0: constant eps */
+    double complex eps;        /* constant */
+    double *lambda, *n, *k;    /* table rows, lambda increasing */
+} dif_material;
+
+typedef enum { DIF_RECT, DIF_ELLIPSE, DIF_TRAPEZOID } dif_shape_kind;
+
+typedef struct {
+    dif_shape_kind kind;
+    int line;
+    int material;
+    double x, y;           /* centre */
+    double wx, wy;         /* rect: width, height; ellipse: rx, ry; trapezoid: bottom, height */
+    int full_y;            /* rect/trapezoid without y/height: a line along y (wy = period y) */
+    double swa;            /* trapezoid: side-wall angle, degrees */
+} dif_shape;
+
+typedef struct {
+    int line;
+    double thickness;
+    int background;
+    int slices;
+    int first_shape, n_shapes;
+} dif_layer;
+
+typedef enum { DIF_BICGSTAB, DIF_GMRES } dif_method;
+
+typedef struct {
+    dif_method method;
+    double tolerance;
+    int max_iterations;
+    int restart;           /* GMRES(m): m */
+} dif_solver_options;
+
+typedef struct {
+    char path[4096];
+    uint64_t content_hash;
+    int n_params;
+    char param_name[DIF_MAX_PARAMS][DIF_NAME_LEN];
+    char param_text[DIF_MAX_PARAMS][64];   /* as written: echoed exactly */
+    double period_x, period_y;  /* period_y 0: a line grating */
+    int mx, my;
+    int superstrate, substrate;
+    int n_materials;
+    dif_material *materials;
+    int n_layers;               /* top to bottom, as written */
+    dif_layer *layers;
+    int n_shapes;
+    dif_shape *shapes;
+    int n_wavelengths, n_theta, n_phi;
+    double *wavelengths, *theta, *phi;
+    dif_solver_options solver;
+} dif_workunit;
+
+/* Reads and checks path (plain or compressed): every error names the file,
+ * the line and the key, ORR_ERR_PARSE or ORR_ERR_INPUT (exit 65). */
+orr_status dif_workunit_load(const char *path, dif_workunit *wu, orr_error *err);
+/* The same from text in memory (fuzzing, tests); path only names it. */
+orr_status dif_workunit_parse(const char *path, const char *text, size_t len, dif_workunit *wu,
+                              orr_error *err);
+void dif_workunit_free(dif_workunit *wu);
+
+/* A material's permittivity at lambda (nm); ORR_ERR_INPUT outside its table. */
+orr_status dif_material_eps(const dif_workunit *wu, int material, double lambda,
+                            double complex *eps, orr_error *err);
+
+/* ---- the discretisation (setup.c) ---- */
+
+typedef struct {
+    int kx, ky;            /* orders a direction: 2MX + 1, 2MY + 1 (1 in 1D) */
+    int n_modes;           /* kx * ky; mode q = b * kx + a is order (a - MX, b - MY) */
+    int nz;                /* slices, all layers */
+    int n_layers;          /* bottom to top (the file's order reversed) */
+    int *layer_of_slice;   /* [nz], bottom (z smallest) first */
+    int *layer_first;      /* [n_layers]: its first slice */
+    double *slice_h;       /* [n_layers]: slice thickness of each layer */
+    double *z;             /* [nz]: slice midpoints */
+    double height;         /* of the stack */
+    int fft_x, fft_y;      /* the padded grid (powers of two >= 2K - 1; fft_y 1 in 1D) */
+    size_t unknowns;       /* nz * n_modes, complex, per point */
+    int n_points;
+    double matvec_flops;   /* one product, estimated (docs section 5) */
+    double point_bytes;    /* per point in a batch: the solver's vectors and scratch */
+} dif_setup;
+
+orr_status dif_setup_init(const dif_workunit *wu, dif_setup *s, orr_error *err);
+void dif_setup_free(dif_setup *s);
+
+/* The wavelength and angles of point p (lambda outermost, then theta, phi). */
+void dif_point_angles(const dif_workunit *wu, int p, double *lambda, double *theta, double *phi);
+
+/* ---- one point's tables (tables.c) ---- */
+
+/* What the operator of one point needs (zop.h): per mode q, kz in the
+ * superstrate and the substrate, and the order's tables: mt[q] holds
+ * DIF_MODE_TABLE entries (E_0, E_0 s_0, rho, c), lay[q] DIF_LAYER_TABLE
+ * entries per layer, bottom up. Complex values as double complex, whose
+ * layout is zop.h's dif_c. */
+typedef struct {
+    double lambda, theta, phi;
+    double k0;
+    double complex eps1, eps2;
+    double complex *kz1, *kz2;   /* [n_modes] */
+    double complex *mt;          /* [n_modes][DIF_MODE_TABLE] */
+    double complex *lay;         /* [n_modes][n_layers][DIF_LAYER_TABLE] */
+    int mode00;
+} dif_point;
+
+orr_status dif_point_init(const dif_workunit *wu, const dif_setup *s, int p, dif_point *pt,
+                          orr_error *err);
+void dif_point_free(dif_point *pt);
+/* One point's Rayleigh check alone (plan runs it on every point first). */
+orr_status dif_point_check(const dif_workunit *wu, const dif_setup *s, int p, orr_error *err);
+
+/* The contrast spectrum of every slice at lambda: for slice i the forward
+ * FFT of the padded Fourier coefficients of eps - eps1 (fft_y x fft_x
+ * complex, row-major), which the padded-FFT convolution multiplies by.
+ * out: nz * fft_x * fft_y complex. */
+orr_status dif_contrast_spectra(const dif_workunit *wu, const dif_setup *s, double lambda,
+                                double complex *out, orr_error *err);
+/* The exact Fourier coefficient (p, q) of slice i's contrast at lambda (the
+ * coefficient of e^{2 pi i (p x / LX + q y / LY)}). */
+double complex dif_contrast_coefficient(const dif_workunit *wu, const dif_setup *s, int slice,
+                                        const double complex *eps, double complex eps1, int p,
+                                        int q);
+
+/* ---- results of one point ---- */
+
+typedef enum { DIF_POINT_PENDING = 0, DIF_POINT_OK = 1, DIF_POINT_NOT_CONVERGED = 2 } dif_point_status;
+
+typedef struct {
+    int32_t status;        /* dif_point_status */
+    int32_t iterations;
+    double residual;
+    double r00[2];
+    double r_total, t_total;
+} dif_point_result;
+
+#endif

@@ -1,0 +1,257 @@
+/* The reference ops (ops.h): the batch in host memory, one point after
+ * another. The per-point pieces (the convolution by padded FFTs on the
+ * spectral kernels' CPU plans, the z operator of zop.h) are the truth the
+ * other backends are tested against, and the CPU backend runs them on its
+ * threads. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../spectral/spectral.h"
+#include "ops.h"
+#include "zop.h"
+
+struct dif_conv_scratch {
+    spec_plan *fwd, *inv;
+    double complex *grid;   /* nz padded grids */
+    double complex *w;      /* one vector: the convolution inside a product */
+};
+
+orr_status dif_conv_scratch_create(const dif_setup *s, dif_conv_scratch **out, orr_error *err)
+{
+    dif_conv_scratch *c = calloc(1, sizeof *c);
+    const size_t grid = (size_t)s->fft_x * s->fft_y * s->nz;
+    if (!c || !(c->grid = malloc(grid * sizeof *c->grid)) ||
+        !(c->w = malloc(s->unknowns * sizeof *c->w))) {
+        dif_conv_scratch_destroy(c);
+        return orr_fail(err, ORR_ERR_NOMEM, "out of memory for the convolution's grids (%zu bytes)",
+                        grid * sizeof *c->grid);
+    }
+    spec_desc d = {.kind = s->fft_y > 1 ? SPEC_FFT2 : SPEC_C2C, .precision = SPEC_F64,
+                   .n = s->fft_y > 1 ? s->fft_y : s->fft_x, .n2 = s->fft_y > 1 ? s->fft_x : 0,
+                   .batch = s->nz};
+    orr_status st = spec_plan_create(&d, &c->fwd, err);
+    d.inverse = 1;
+    if (st == ORR_OK)
+        st = spec_plan_create(&d, &c->inv, err);
+    if (st != ORR_OK) {
+        dif_conv_scratch_destroy(c);
+        return st;
+    }
+    *out = c;
+    return ORR_OK;
+}
+
+void dif_conv_scratch_destroy(dif_conv_scratch *c)
+{
+    if (!c)
+        return;
+    if (c->fwd)
+        spec_plan_destroy(c->fwd);
+    if (c->inv)
+        spec_plan_destroy(c->inv);
+    free(c->grid);
+    free(c->w);
+    free(c);
+}
+
+/* Grid index of order (a, b) of the mode block (a < kx, b < ky). */
+static size_t grid_at(const dif_setup *s, int a, int b)
+{
+    const int m = a - (s->kx - 1) / 2, n = b - (s->ky - 1) / 2;
+    return (size_t)((n + s->fft_y) % s->fft_y) * s->fft_x + (size_t)((m + s->fft_x) % s->fft_x);
+}
+
+orr_status dif_conv_point(const dif_setup *s, dif_conv_scratch *c, const double complex *spectra,
+                          const double complex *x, double complex *w, orr_error *err)
+{
+    const size_t grid = (size_t)s->fft_x * s->fft_y;
+    memset(c->grid, 0, grid * s->nz * sizeof *c->grid);
+    for (int i = 0; i < s->nz; i++)
+        for (int q = 0; q < s->n_modes; q++)
+            c->grid[i * grid + grid_at(s, q % s->kx, q / s->kx)] = x[(size_t)i * s->n_modes + q];
+    orr_status st = spec_execute(c->fwd, c->grid, c->grid, err);
+    if (st != ORR_OK)
+        return st;
+    for (size_t k = 0; k < grid * s->nz; k++)
+        c->grid[k] *= spectra[k];
+    if ((st = spec_execute(c->inv, c->grid, c->grid, err)) != ORR_OK)
+        return st;
+    for (int i = 0; i < s->nz; i++)
+        for (int q = 0; q < s->n_modes; q++)
+            w[(size_t)i * s->n_modes + q] = c->grid[i * grid + grid_at(s, q % s->kx, q / s->kx)];
+    return ORR_OK;
+}
+
+void dif_zop_point(const dif_setup *s, const dif_point *pt, const double complex *x,
+                   const double complex *w, double complex *y)
+{
+    const size_t lay = (size_t)s->n_layers * DIF_LAYER_TABLE;
+    for (int q = 0; q < s->n_modes; q++)
+        dif_zop_order(s->n_layers, s->layer_first, (const dif_c *)(pt->lay + q * lay),
+                      (const dif_c *)(pt->mt + (size_t)q * DIF_MODE_TABLE),
+                      (const dif_c *)x + q, (const dif_c *)w + q, (dif_c *)y + q, s->n_modes);
+}
+
+/* ---- the reference's storage and ops ---- */
+
+struct dif_ctx {
+    const dif_setup *s;
+    int capacity, n_vectors;
+    double complex *vec;         /* [n_vectors][capacity][unknowns] */
+    dif_batch b;                 /* the loaded batch (pointers into the kind's) */
+    dif_conv_scratch *scratch;
+};
+
+static double complex *vec_of(dif_ctx *c, int v, int b)
+{
+    return c->vec + ((size_t)v * c->capacity + b) * c->s->unknowns;
+}
+
+static orr_status ref_open(void *state, const dif_workunit *wu, const dif_setup *s, int *capacity,
+                           int n_vectors, dif_ctx **out, orr_error *err)
+{
+    (void)state;
+    (void)wu;
+    dif_ctx *c = calloc(1, sizeof *c);
+    if (!c)
+        return orr_fail(err, ORR_ERR_NOMEM, "out of memory");
+    c->s = s;
+    c->capacity = *capacity;
+    c->n_vectors = n_vectors;
+    const size_t bytes = (size_t)n_vectors * c->capacity * s->unknowns * sizeof *c->vec;
+    orr_status st = (c->vec = malloc(bytes)) ? ORR_OK
+        : orr_fail(err, ORR_ERR_NOMEM, "out of memory for the solver's vectors (%zu bytes)", bytes);
+    if (st == ORR_OK)
+        st = dif_conv_scratch_create(s, &c->scratch, err);
+    if (st != ORR_OK) {
+        free(c->vec);
+        free(c);
+        return st;
+    }
+    *out = c;
+    return ORR_OK;
+}
+
+static void ref_close(dif_ctx *c)
+{
+    if (!c)
+        return;
+    dif_conv_scratch_destroy(c->scratch);
+    free(c->vec);
+    free(c);
+}
+
+static orr_status ref_load(dif_ctx *c, const dif_batch *b, orr_error *err)
+{
+    (void)err;
+    c->b = *b;
+    return ORR_OK;
+}
+
+static const double complex *spectra_of(const dif_ctx *c, int b)
+{
+    const size_t per = (size_t)c->s->nz * c->s->fft_x * c->s->fft_y;
+    return c->b.spectra + per * c->b.spectrum_of[b];
+}
+
+static orr_status ref_conv(dif_ctx *c, const int *active, int n_active, int in, int out,
+                           orr_error *err)
+{
+    for (int a = 0; a < n_active; a++) {
+        const int b = active[a];
+        orr_status st = dif_conv_point(c->s, c->scratch, spectra_of(c, b), vec_of(c, in, b),
+                                       vec_of(c, out, b), err);
+        if (st != ORR_OK)
+            return st;
+    }
+    return ORR_OK;
+}
+
+static orr_status ref_matvec(dif_ctx *c, const int *active, int n_active, int in, int out,
+                             orr_error *err)
+{
+    for (int a = 0; a < n_active; a++) {
+        const int b = active[a];
+        orr_status st = dif_conv_point(c->s, c->scratch, spectra_of(c, b), vec_of(c, in, b),
+                                       c->scratch->w, err);
+        if (st != ORR_OK)
+            return st;
+        dif_zop_point(c->s, &c->b.pt[b], vec_of(c, in, b), c->scratch->w, vec_of(c, out, b));
+    }
+    return ORR_OK;
+}
+
+static orr_status ref_dots(dif_ctx *c, const int *active, int n_active, int n_pairs, const int *v,
+                           double complex *dots, orr_error *err)
+{
+    (void)err;
+    for (int a = 0; a < n_active; a++)
+        for (int k = 0; k < n_pairs; k++) {
+            const double complex *x = vec_of(c, v[2 * k], active[a]);
+            const double complex *y = vec_of(c, v[2 * k + 1], active[a]);
+            double complex sum = 0;
+            for (size_t i = 0; i < c->s->unknowns; i++)
+                sum += conj(x[i]) * y[i];
+            dots[(size_t)a * n_pairs + k] = sum;
+        }
+    return ORR_OK;
+}
+
+static orr_status ref_lincomb(dif_ctx *c, const int *active, int n_active, int out, int n_terms,
+                              const int *v, const double complex *coef, orr_error *err)
+{
+    (void)err;
+    for (int a = 0; a < n_active; a++) {
+        const int b = active[a];
+        const double complex *k = coef + (size_t)a * n_terms;
+        double complex *o = vec_of(c, out, b);
+        for (size_t i = 0; i < c->s->unknowns; i++) {
+            double complex sum = 0;
+            for (int t = 0; t < n_terms; t++)
+                sum += k[t] * vec_of(c, v[t], b)[i];
+            o[i] = sum;
+        }
+    }
+    return ORR_OK;
+}
+
+static orr_status ref_read(dif_ctx *c, int b, int v, double complex *host, orr_error *err)
+{
+    (void)err;
+    memcpy(host, vec_of(c, v, b), c->s->unknowns * sizeof *host);
+    return ORR_OK;
+}
+
+static orr_status ref_write(dif_ctx *c, int b, int v, const double complex *host, orr_error *err)
+{
+    (void)err;
+    memcpy(vec_of(c, v, b), host, c->s->unknowns * sizeof *host);
+    return ORR_OK;
+}
+
+const dif_ops dif_reference_ops = {
+    .open = ref_open,
+    .close = ref_close,
+    .load = ref_load,
+    .matvec = ref_matvec,
+    .conv = ref_conv,
+    .dots = ref_dots,
+    .lincomb = ref_lincomb,
+    .read = ref_read,
+    .write = ref_write,
+};
+
+orr_status dif_ops_of(orr_backend *be, dif_bound_ops *out, orr_error *err)
+{
+    out->ops = &dif_reference_ops;
+    out->state = NULL;
+    if (!be)
+        return ORR_OK;
+    const orr_kind_slot *slot;
+    orr_status st = orr_backend_slot(be, DIF_KIND_NAME, &slot, err);
+    if (st == ORR_OK && slot->ops) {
+        out->ops = slot->ops;
+        out->state = slot->state;
+    }
+    return st;
+}
