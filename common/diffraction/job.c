@@ -326,6 +326,9 @@ orr_status dif_job_plan(const void *opts, orr_backend *be, void **out, orr_error
     orr_status s = check_outputs(job->opt, err);
     if (s == ORR_OK)
         s = load_work_unit(job->opt, &job->wu, &job->s, err);
+    if (s == ORR_OK && job->wu.solver.method == DIF_GMRES)
+        s = orr_fail(err, ORR_ERR_UNSUPPORTED, "%s: solver method=gmres is not built yet; use "
+                     "bicgstab (the default)", job->wu.path);
     if (s == ORR_OK)
         s = dif_ops_of(be, &job->ops, err);
     if (s == ORR_OK) {

@@ -54,6 +54,8 @@ typedef struct {
     orr_status (*write)(dif_ctx *ctx, int b, int v, const double complex *host, orr_error *err);
 } dif_ops;
 
+/* The reference; its state is an orr_pool * whose threads share each
+ * op's points (NULL: the calling thread alone). */
 extern const dif_ops dif_reference_ops;
 
 /* A backend's diffraction ops (the reference when it attaches none), and

@@ -120,7 +120,11 @@ static orr_status arity(parser *p, const char *key, int lo, int hi)
 static orr_status refer(parser *p, const char *key, const token *t, int *ref)
 {
     if (!valid_name(t))
-        return bad(p, key, "'%s' is not a material name", "");
+    {
+        char text[64];
+        tok_text(t, text, sizeof text);
+        return bad(p, key, "'%s' is not a material name", text);
+    }
     if (p->n_refs == p->cap_refs) {
         int cap = p->cap_refs ? 2 * p->cap_refs : 32;
         void *a = realloc(p->ref_name, (size_t)cap * sizeof *p->ref_name);
@@ -398,7 +402,7 @@ static orr_status shape_fields_fit(parser *p, const token *f, dif_shape_kind kin
         if (!f[k].s && allowed[kind][k] == 2)
             return bad(p, "shape", "missing field '%s='", shape_keys[k]);
     }
-    if (!f[F_Y].s != !f[F_HEIGHT].s)
+    if (kind != DIF_ELLIPSE && !f[F_Y].s != !f[F_HEIGHT].s)
         return bad(p, "shape", "y= and height= go together (neither: a line along y)%s", "");
     return ORR_OK;
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../spectral/spectral.h"
+#include "../threads.h"
 #include "ops.h"
 #include "zop.h"
 
@@ -94,12 +95,17 @@ void dif_zop_point(const dif_setup *s, const dif_point *pt, const double complex
 
 /* ---- the reference's storage and ops ---- */
 
+/* With a thread pool as state (the CPU backend's), the points of each op
+ * are spread over its threads, each with its own scratch; a point's
+ * arithmetic is the same on any thread, so results do not depend on the
+ * thread count. */
 struct dif_ctx {
     const dif_setup *s;
-    int capacity, n_vectors;
+    orr_pool *pool;              /* NULL: one thread */
+    int capacity, n_vectors, n_scratch;
     double complex *vec;         /* [n_vectors][capacity][unknowns] */
     dif_batch b;                 /* the loaded batch (pointers into the kind's) */
-    dif_conv_scratch *scratch;
+    dif_conv_scratch **scratch;  /* one a thread */
 };
 
 static double complex *vec_of(dif_ctx *c, int v, int b)
@@ -107,38 +113,44 @@ static double complex *vec_of(dif_ctx *c, int v, int b)
     return c->vec + ((size_t)v * c->capacity + b) * c->s->unknowns;
 }
 
+static void ref_close(dif_ctx *c)
+{
+    if (!c)
+        return;
+    for (int i = 0; c->scratch && i < c->n_scratch; i++)
+        dif_conv_scratch_destroy(c->scratch[i]);
+    free(c->scratch);
+    free(c->vec);
+    free(c);
+}
+
 static orr_status ref_open(void *state, const dif_workunit *wu, const dif_setup *s, int *capacity,
                            int n_vectors, dif_ctx **out, orr_error *err)
 {
-    (void)state;
     (void)wu;
     dif_ctx *c = calloc(1, sizeof *c);
     if (!c)
         return orr_fail(err, ORR_ERR_NOMEM, "out of memory");
     c->s = s;
+    c->pool = state;
     c->capacity = *capacity;
     c->n_vectors = n_vectors;
+    c->n_scratch = c->pool ? orr_pool_threads(c->pool) : 1;
+    if (c->n_scratch > c->capacity)
+        c->n_scratch = c->capacity;
     const size_t bytes = (size_t)n_vectors * c->capacity * s->unknowns * sizeof *c->vec;
-    orr_status st = (c->vec = malloc(bytes)) ? ORR_OK
+    orr_status st = (c->vec = malloc(bytes)) && (c->scratch = calloc((size_t)c->n_scratch,
+                                                                      sizeof *c->scratch))
+        ? ORR_OK
         : orr_fail(err, ORR_ERR_NOMEM, "out of memory for the solver's vectors (%zu bytes)", bytes);
-    if (st == ORR_OK)
-        st = dif_conv_scratch_create(s, &c->scratch, err);
+    for (int i = 0; st == ORR_OK && i < c->n_scratch; i++)
+        st = dif_conv_scratch_create(s, &c->scratch[i], err);
     if (st != ORR_OK) {
-        free(c->vec);
-        free(c);
+        ref_close(c);
         return st;
     }
     *out = c;
     return ORR_OK;
-}
-
-static void ref_close(dif_ctx *c)
-{
-    if (!c)
-        return;
-    dif_conv_scratch_destroy(c->scratch);
-    free(c->vec);
-    free(c);
 }
 
 static orr_status ref_load(dif_ctx *c, const dif_batch *b, orr_error *err)
@@ -154,65 +166,140 @@ static const double complex *spectra_of(const dif_ctx *c, int b)
     return c->b.spectra + per * c->b.spectrum_of[b];
 }
 
+/* One op on every active point: fn(c, a, scratch) for a < n_active. */
+typedef struct {
+    dif_ctx *c;
+    const int *active;
+    int n_active, tasks;
+    const void *args;
+    orr_status (*fn)(dif_ctx *c, const void *args, int a, int b, dif_conv_scratch *scratch,
+                     orr_error *err);
+    orr_status *status;   /* [tasks] */
+    orr_error *errors;    /* [tasks] */
+} point_op;
+
+static void point_task(void *arg, int t)
+{
+    point_op *op = arg;
+    op->status[t] = ORR_OK;
+    for (int a = t; a < op->n_active && op->status[t] == ORR_OK; a += op->tasks)
+        op->status[t] = op->fn(op->c, op->args, a, op->active[a], op->c->scratch[t], &op->errors[t]);
+}
+
+static orr_status each_point(dif_ctx *c, const int *active, int n_active, const void *args,
+                             orr_status (*fn)(dif_ctx *, const void *, int, int,
+                                              dif_conv_scratch *, orr_error *),
+                             orr_error *err)
+{
+    orr_status status[64];
+    orr_error errors[64];
+    int tasks = c->n_scratch < n_active ? c->n_scratch : n_active;
+    if (tasks > 64)
+        tasks = 64;
+    point_op op = {c, active, n_active, tasks < 1 ? 1 : tasks, args, fn, status, errors};
+    if (c->pool && op.tasks > 1)
+        orr_pool_run(c->pool, op.tasks, point_task, &op);
+    else
+        point_task(&op, 0);
+    for (int t = 0; t < op.tasks; t++)
+        if (status[t] != ORR_OK) {
+            *err = errors[t];
+            return status[t];
+        }
+    return ORR_OK;
+}
+
+typedef struct {
+    int in, out, n_pairs, n_terms;
+    const int *v;
+    const double complex *coef;
+    double complex *dots;
+} op_args;
+
+static orr_status conv_one(dif_ctx *c, const void *args, int a, int b, dif_conv_scratch *scr,
+                           orr_error *err)
+{
+    const op_args *o = args;
+    (void)a;
+    return dif_conv_point(c->s, scr, spectra_of(c, b), vec_of(c, o->in, b), vec_of(c, o->out, b),
+                          err);
+}
+
+static orr_status matvec_one(dif_ctx *c, const void *args, int a, int b, dif_conv_scratch *scr,
+                             orr_error *err)
+{
+    const op_args *o = args;
+    (void)a;
+    orr_status st = dif_conv_point(c->s, scr, spectra_of(c, b), vec_of(c, o->in, b), scr->w, err);
+    if (st == ORR_OK)
+        dif_zop_point(c->s, &c->b.pt[b], vec_of(c, o->in, b), scr->w, vec_of(c, o->out, b));
+    return st;
+}
+
+static orr_status dots_one(dif_ctx *c, const void *args, int a, int b, dif_conv_scratch *scr,
+                           orr_error *err)
+{
+    const op_args *o = args;
+    (void)scr;
+    (void)err;
+    for (int k = 0; k < o->n_pairs; k++) {
+        const double complex *x = vec_of(c, o->v[2 * k], b), *y = vec_of(c, o->v[2 * k + 1], b);
+        double complex sum = 0;
+        for (size_t i = 0; i < c->s->unknowns; i++)
+            sum += conj(x[i]) * y[i];
+        o->dots[(size_t)a * o->n_pairs + k] = sum;
+    }
+    return ORR_OK;
+}
+
+static orr_status lincomb_one(dif_ctx *c, const void *args, int a, int b, dif_conv_scratch *scr,
+                              orr_error *err)
+{
+    const op_args *o = args;
+    const double complex *k = o->coef + (size_t)a * o->n_terms;
+    const double complex *v[4];
+    double complex *out = vec_of(c, o->out, b);
+    (void)scr;
+    (void)err;
+    for (int t = 0; t < o->n_terms; t++)
+        v[t] = vec_of(c, o->v[t], b);
+    for (size_t i = 0; i < c->s->unknowns; i++) {
+        double complex sum = 0;
+        for (int t = 0; t < o->n_terms; t++)
+            sum += k[t] * v[t][i];
+        out[i] = sum;
+    }
+    return ORR_OK;
+}
+
 static orr_status ref_conv(dif_ctx *c, const int *active, int n_active, int in, int out,
                            orr_error *err)
 {
-    for (int a = 0; a < n_active; a++) {
-        const int b = active[a];
-        orr_status st = dif_conv_point(c->s, c->scratch, spectra_of(c, b), vec_of(c, in, b),
-                                       vec_of(c, out, b), err);
-        if (st != ORR_OK)
-            return st;
-    }
-    return ORR_OK;
+    const op_args o = {.in = in, .out = out};
+    return each_point(c, active, n_active, &o, conv_one, err);
 }
 
 static orr_status ref_matvec(dif_ctx *c, const int *active, int n_active, int in, int out,
                              orr_error *err)
 {
-    for (int a = 0; a < n_active; a++) {
-        const int b = active[a];
-        orr_status st = dif_conv_point(c->s, c->scratch, spectra_of(c, b), vec_of(c, in, b),
-                                       c->scratch->w, err);
-        if (st != ORR_OK)
-            return st;
-        dif_zop_point(c->s, &c->b.pt[b], vec_of(c, in, b), c->scratch->w, vec_of(c, out, b));
-    }
-    return ORR_OK;
+    const op_args o = {.in = in, .out = out};
+    return each_point(c, active, n_active, &o, matvec_one, err);
 }
 
 static orr_status ref_dots(dif_ctx *c, const int *active, int n_active, int n_pairs, const int *v,
                            double complex *dots, orr_error *err)
 {
-    (void)err;
-    for (int a = 0; a < n_active; a++)
-        for (int k = 0; k < n_pairs; k++) {
-            const double complex *x = vec_of(c, v[2 * k], active[a]);
-            const double complex *y = vec_of(c, v[2 * k + 1], active[a]);
-            double complex sum = 0;
-            for (size_t i = 0; i < c->s->unknowns; i++)
-                sum += conj(x[i]) * y[i];
-            dots[(size_t)a * n_pairs + k] = sum;
-        }
-    return ORR_OK;
+    const op_args o = {.n_pairs = n_pairs, .v = v, .dots = dots};
+    return each_point(c, active, n_active, &o, dots_one, err);
 }
 
 static orr_status ref_lincomb(dif_ctx *c, const int *active, int n_active, int out, int n_terms,
                               const int *v, const double complex *coef, orr_error *err)
 {
-    (void)err;
-    for (int a = 0; a < n_active; a++) {
-        const int b = active[a];
-        const double complex *k = coef + (size_t)a * n_terms;
-        double complex *o = vec_of(c, out, b);
-        for (size_t i = 0; i < c->s->unknowns; i++) {
-            double complex sum = 0;
-            for (int t = 0; t < n_terms; t++)
-                sum += k[t] * vec_of(c, v[t], b)[i];
-            o[i] = sum;
-        }
-    }
-    return ORR_OK;
+    if (n_terms > 4)
+        return orr_fail(err, ORR_ERR_INTERNAL, "lincomb of %d terms (at most 4)", n_terms);
+    const op_args o = {.out = out, .n_terms = n_terms, .v = v, .coef = coef};
+    return each_point(c, active, n_active, &o, lincomb_one, err);
 }
 
 static orr_status ref_read(dif_ctx *c, int b, int v, double complex *host, orr_error *err)
