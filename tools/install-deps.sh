@@ -5,7 +5,10 @@
 # independent reference, libvkfft-dev for the OpenCL FFT benchmark only
 # (`make bench-opencl` compares against VkFFT's OpenCL backend), clang and
 # libclang-rt-14-dev (its libFuzzer and sanitizer runtimes, only recommended
-# by clang) for `make fuzz` (tests/fuzz/README.md).
+# by clang) for `make fuzz` (tests/fuzz/README.md). python3-numpy and
+# python3-venv: the admins' library tool (orrery-library), the tests'
+# independent numpy references and the venv the RCWA comparison installs
+# grcwa into from PyPI.
 set -e
 export DEBIAN_FRONTEND=noninteractive
 apt-get update
@@ -14,4 +17,5 @@ apt-get install -y --no-install-recommends \
     zlib1g-dev libcunit1-dev libboinc-app-dev \
     ocl-icd-opencl-dev opencl-headers pocl-opencl-icd \
     boinc-client libxml2-utils libfftw3-dev libvkfft-dev \
-    clang libclang-rt-14-dev
+    clang libclang-rt-14-dev \
+    python3-numpy python3-venv
