@@ -17,5 +17,6 @@ orr_status orr_cuda_fail(orr_error *err, int code, const char *what);
 /* The kinds' CUDA host code. */
 orr_status sep_cuda_attach(orr_backend *be, orr_kind_slot *slot, orr_error *err);
 orr_status spec_cuda_attach(orr_backend *be, orr_kind_slot *slot, orr_error *err);
+orr_status dif_cuda_attach(orr_backend *be, orr_kind_slot *slot, orr_error *err);
 
 #endif

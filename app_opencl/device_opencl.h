@@ -40,5 +40,6 @@ orr_status ocl_launch(orr_device *d, cl_kernel k, size_t global, size_t local, c
 /* The kinds' OpenCL host code. */
 orr_status sep_opencl_attach(orr_backend *be, orr_kind_slot *slot, orr_error *err);
 orr_status spec_opencl_attach(orr_backend *be, orr_kind_slot *slot, orr_error *err);
+orr_status dif_opencl_attach(orr_backend *be, orr_kind_slot *slot, orr_error *err);
 
 #endif

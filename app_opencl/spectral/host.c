@@ -321,17 +321,6 @@ static orr_status enqueue_real(ocl_spectral *sp, const spec_program *g, const sp
                   "launching the real FFT", err);
 }
 
-orr_status ocl_spectral_enqueue(ocl_spectral *sp, const spec_desc *d, cl_mem in, cl_mem out,
-                                orr_error *err)
-{
-    spec_program *g;
-    orr_status st = program_for(sp, d->precision, &g, err);
-    if (st != ORR_OK)
-        return st;
-    if (d->kind == SPEC_C2C)
-        return enqueue_c2c(sp, g, d, in, out, err);
-    return enqueue_real(sp, g, d, in, out, err);
-}
 
 /* Work-items for a whole image in one group: the target group size,
  * within the kernel's limit, at least the widest transform's team; 0 when
@@ -400,6 +389,20 @@ static orr_status enqueue_fft2(ocl_spectral *sp, const spec_program *g, const sp
         st = launch_c2c(sp, g, p, out, out, tw1, n1, 1, d->batch * n2, cols, cols, d->inverse, 0,
                         d->inverse ? 1.0 / ((double)n1 * n2) : 1.0, err);
     return st;
+}
+
+orr_status ocl_spectral_enqueue(ocl_spectral *sp, const spec_desc *d, cl_mem in, cl_mem out,
+                                orr_error *err)
+{
+    spec_program *g;
+    orr_status st = program_for(sp, d->precision, &g, err);
+    if (st != ORR_OK)
+        return st;
+    if (d->kind == SPEC_C2C)
+        return enqueue_c2c(sp, g, d, in, out, err);
+    if (d->kind == SPEC_FFT2)
+        return enqueue_fft2(sp, g, d, in, out, err);
+    return enqueue_real(sp, g, d, in, out, err);
 }
 
 /* The convolution in three launches over a work buffer of the M live rows

@@ -16,9 +16,10 @@ typedef struct ocl_spectral ocl_spectral;
 ocl_spectral *ocl_spectral_new(orr_device *dev);
 void ocl_spectral_free(ocl_spectral *sp);
 
-/* Enqueues a packed, batched C2C or R2C on device buffers (in is
- * overwritten by the C2C's four-step path); for the benchmark: data stay
- * resident. Waits for nothing. */
+/* Enqueues a packed, batched C2C, R2C or FFT2 on device buffers (in is
+ * overwritten by the C2C's four-step path); for the benchmark and for
+ * kinds whose data stay resident (diffraction's padded grids). Waits for
+ * nothing. sp's twiddle tables are its own (ocl_spectral_new's). */
 orr_status ocl_spectral_enqueue(ocl_spectral *sp, const spec_desc *d, cl_mem in, cl_mem out,
                                 orr_error *err);
 

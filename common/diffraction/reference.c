@@ -90,7 +90,8 @@ void dif_zop_point(const dif_setup *s, const dif_point *pt, const double complex
     for (int q = 0; q < s->n_modes; q++)
         dif_zop_order(s->n_layers, s->layer_first, (const dif_c *)(pt->lay + q * lay),
                       (const dif_c *)(pt->mt + (size_t)q * DIF_MODE_TABLE),
-                      (const dif_c *)x + q, (const dif_c *)w + q, (dif_c *)y + q, s->n_modes);
+                      (const dif_c *)x + q, (const dif_c *)w + q, s->n_modes, (dif_c *)y + q,
+                      s->n_modes);
 }
 
 /* ---- the reference's storage and ops ---- */

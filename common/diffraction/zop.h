@@ -1,6 +1,7 @@
 /* The z operator of one Fourier order (docs/diffraction.md section 5),
  * written once for the C reference, the CPU threads and the GPU kernels
- * (ORR_HD: host and device functions under nvcc). Complex numbers are
+ * (ORR_HD: host and device functions under nvcc; ORR_GLOBAL: the
+ * pointers' address space in OpenCL C). Complex numbers are
  * (re, im) pairs of doubles, the layout of the spectral kernels' data and
  * of C's double complex.
  *
@@ -61,26 +62,27 @@ enum { DIF_LT_P, DIF_LT_PS, DIF_LT_D, DIF_LT_G, DIF_LT_GSU, DIF_LT_GSD, DIF_LAYE
 /* Per order: E_0 = e^{i kz z_0}, E_0 s_0, rho, c. */
 enum { DIF_MT_E0, DIF_MT_E0S0, DIF_MT_RHO, DIF_MT_C, DIF_MODE_TABLE };
 
-/* y = x - c (F + B + d w + rho E S) for one order: x, w, y hold its
- * values at slice i at i * stride; lay is the order's [n_layers][6]
+/* y = x - c (F + B + d w + rho E S) for one order: x and y hold its
+ * values at slice i at i * stride, w at i * w_stride; lay is the order's [n_layers][6]
  * table, first[l] layer l's first slice (first[n_layers] = nz); y is
  * neither x nor w (it holds partial sums between the sweeps). Returns S (the transmitted amplitude needs it). */
-static inline ORR_HD dif_c dif_zop_order(int n_layers, const int *first, const dif_c *lay,
-                                         const dif_c *mt, const dif_c *x, const dif_c *w,
-                                         dif_c *y, long stride)
+static inline ORR_HD dif_c dif_zop_order(int n_layers, ORR_GLOBAL const int *first,
+                                         ORR_GLOBAL const dif_c *lay, ORR_GLOBAL const dif_c *mt,
+                                         ORR_GLOBAL const dif_c *x, ORR_GLOBAL const dif_c *w,
+                                         long w_stride, ORR_GLOBAL dif_c *y, long stride)
 {
     const dif_c zero = {0.0, 0.0};
     dif_c b = zero;
     /* downward: y_i = B_i + d w_i */
     for (int l = n_layers - 1; l >= 0; l--) {
-        const dif_c *t = lay + l * DIF_LAYER_TABLE;
+        ORR_GLOBAL const dif_c *t = lay + l * DIF_LAYER_TABLE;
         for (int i = first[l + 1] - 1; i >= first[l]; i--) {
-            const dif_c wi = w[i * stride];
+            const dif_c wi = w[i * w_stride];
             y[i * stride] = dif_cfma(t[DIF_LT_D], wi, b);
             if (i > first[l])
                 b = dif_cfma(t[DIF_LT_P], b, dif_cmul(t[DIF_LT_PS], wi));
             else if (l > 0) {
-                const dif_c *below = t - DIF_LAYER_TABLE;
+                ORR_GLOBAL const dif_c *below = t - DIF_LAYER_TABLE;
                 b = dif_cfma(below[DIF_LT_G], b, dif_cmul(below[DIF_LT_GSD], wi));
             }
         }
@@ -92,9 +94,9 @@ static inline ORR_HD dif_c dif_zop_order(int n_layers, const int *first, const d
     /* upward: add F_i and rho E_i S, then y = x - c (...) */
     dif_c f = zero, e = mt[DIF_MT_E0];
     for (int l = 0; l < n_layers; l++) {
-        const dif_c *t = lay + l * DIF_LAYER_TABLE;
+        ORR_GLOBAL const dif_c *t = lay + l * DIF_LAYER_TABLE;
         for (int i = first[l]; i < first[l + 1]; i++) {
-            const dif_c wi = w[i * stride];
+            const dif_c wi = w[i * w_stride];
             const dif_c sum = dif_cfma(rho_s, e, dif_cadd(y[i * stride], f));
             y[i * stride] = dif_csub(x[i * stride], dif_cmul(c, sum));
             if (i + 1 < first[l + 1]) {

@@ -8,7 +8,8 @@
 # (tests/diffraction/scalar_model.py): the same discrete problem solved
 # directly, so r00 must agree to the solver's tolerance.
 #
-# Environment: ORR_APP (the CPU app); ORR_KILL_SEED replays a failure.
+# Environment: ORR_APP (the CPU app); ORR_OPENCL_APP, ORR_CUDA_APP (each
+# compared with the CPU app where it runs); ORR_KILL_SEED replays a failure.
 set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
 app=${ORR_APP:?set ORR_APP to the app binary}
@@ -121,5 +122,41 @@ EOF
     ok "the app = the dense model to 1e-10"
 else
     echo "skip: no numpy for the dense model comparison"
+fi
+# ---- the GPU apps against the CPU app (OpenCL: PoCL in CI) ----
+# Every point's r00 to 1e-10 relative. The backends round their FFTs and
+# dot products differently, so two solves differ by up to the solver's
+# tolerance times the problem's conditioning: the comparison solves to
+# 1e-12 (the default 1e-10 leaves differences of a few 1e-10).
+compare_app() { # compare_app NAME APP
+    local name=$1 gpu=$2 f
+    for f in rcwa_lossy holes_2d posts_2d rcwa_stack; do
+        sed 's/^solver.*//' "$data/$f.txt" >"$f.cmp"
+        echo "solver tolerance=1e-12" >>"$f.cmp"
+        "$app" diffraction -w "$f.cmp" -o "$f.cpu" -i 2>/dev/null || fail "$f: the CPU app failed"
+        "$gpu" diffraction -w "$f.cmp" -o "$f.gpu" -i 2>gpu.err || fail "$f: $name failed: $(tail -2 gpu.err)"
+        python3 - "$f.cpu" "$f.gpu" "$f" "$name" <<'EOF' || fail "$f: $name and the CPU app differ"
+import sys
+def table(path):
+    return {int(w[1]): complex(float(w[8]), float(w[9]))
+            for w in (l.split() for l in open(path)) if w and w[0] == 'point'}
+a, b = table(sys.argv[1]), table(sys.argv[2])
+assert a.keys() == b.keys() and a, "different points"
+worst = max(abs(a[p] - b[p]) / abs(a[p]) for p in a)
+print(f"  {sys.argv[4]} {sys.argv[3]}: {len(a)} points, r00 within {worst:.1e} relative of the CPU app's")
+sys.exit(0 if worst <= 1e-10 else 1)
+EOF
+    done
+    ok "$name = the CPU app to 1e-10 relative in r00"
+}
+if [ -x "${ORR_OPENCL_APP:-}" ] &&
+    "$ORR_OPENCL_APP" diffraction -w "$data/film.txt" -o probe.txt -i >/dev/null 2>&1; then
+    compare_app OpenCL "$ORR_OPENCL_APP"
+else
+    echo "skip: no OpenCL app or device"
+fi
+if [ -x "${ORR_CUDA_APP:-}" ] &&
+    "$ORR_CUDA_APP" diffraction -w "$data/film.txt" -o probe.txt -i >/dev/null 2>&1; then
+    compare_app CUDA "$ORR_CUDA_APP"
 fi
 echo "diffraction_test: $passed passed"
