@@ -386,8 +386,10 @@ static orr_status write_table(const dif_job *job, orr_error *err)
     orr_status s = orr_output_open(&out, path, ".partial", err);
     if (s != ORR_OK)
         return s;
+    /* the work unit's content hash, not the checkpoint identity: results of
+     * one work unit from any backend or kernel path carry the same */
     dif_write_header(out.f, &job->wu, &job->s, job->be ? job->be->name : "reference",
-                     job->identity);
+                     job->wu.content_hash);
     for (int p = 0; p < job->s.n_points; p++)
         dif_write_point(out.f, &job->wu, &job->s, p, &job->res[p],
                         job->R + (size_t)p * job->s.n_modes, job->T + (size_t)p * job->s.n_modes);

@@ -66,11 +66,11 @@ void dif_point_outputs(const dif_setup *s, const dif_point *pt, const double com
 }
 
 void dif_write_header(FILE *f, const dif_workunit *wu, const dif_setup *s, const char *backend,
-                      uint64_t identity)
+                      uint64_t work_unit)
 {
     fprintf(f, "# orrery-diffraction-results 1\n");
     fprintf(f, "# application orrery %s %s double %s\n", PACKAGE_VERSION, ORR_PLATFORM, backend);
-    fprintf(f, "# work_unit %016llx\n", (unsigned long long)identity);
+    fprintf(f, "# work_unit %016llx\n", (unsigned long long)work_unit);
     for (int i = 0; i < wu->n_params; i++)
         fprintf(f, "# parameter %s %s\n", wu->param_name[i], wu->param_text[i]);
     fprintf(f, "# periods %.17g %.17g orders %d %d slices %d\n", wu->period_x, wu->period_y,

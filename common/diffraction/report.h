@@ -11,8 +11,9 @@
 void dif_point_outputs(const dif_setup *s, const dif_point *pt, const double complex *w,
                        dif_point_result *res, double *R, double *T);
 
+/* work_unit: the work unit file's FNV-1a 64 hash (the same from every backend). */
 void dif_write_header(FILE *f, const dif_workunit *wu, const dif_setup *s, const char *backend,
-                      uint64_t identity);
+                      uint64_t work_unit);
 void dif_write_point(FILE *f, const dif_workunit *wu, const dif_setup *s, int p,
                      const dif_point_result *res, const double *R, const double *T);
 

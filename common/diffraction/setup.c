@@ -14,9 +14,11 @@
  * only ever exponentiate i kz times a non-negative length. */
 #define DIF_SAFE_EXP 300.0
 
+/* The padded grid's side: a power of two >= n, and >= 4, the smallest
+ * the GPUs' FFT kernels take. */
 static int pow2_at_least(int n)
 {
-    int p = 2;
+    int p = 4;
     while (p < n)
         p *= 2;
     return p;
