@@ -1,16 +1,22 @@
-/* orrery-validate: separation results for BOINC's stock script_validator.
+/* orrery-validate: separation and diffraction results for BOINC's stock
+ * script_validator.
  *
  *   orrery-validate [OPTIONS] init FILE            is FILE a complete result?
  *   orrery-validate [OPTIONS] compare FILE1 FILE2  do two results agree?
  *   orrery-validate-init [OPTIONS] FILE            the same, through the links
  *   orrery-validate-compare [OPTIONS] FILE1 FILE2  that script_validator runs
  *
- * OPTIONS: --config FILE, --likelihood-tolerance X, --integral-tolerance X.
+ * OPTIONS: --config FILE, --likelihood-tolerance X, --integral-tolerance X,
+ * --r00-tolerance X, --efficiency-tolerance X.
  *
- * FILE is a result file as the apps write it (-t; the output template
- * names it): upstream's tags, one block per bundle member (member k >= 1
+ * FILE is a result file as the apps write it (the output template names
+ * it). Its kind is told from its content: a first line
+ * "# orrery-diffraction-results 1" is a diffraction results table
+ * (docs/diffraction.md section 4; rules below); anything else is judged as
+ * separation's: upstream's tags, one block per bundle member (member k >= 1
  * suffixes every tag with k) after <number_WUs> when there are several.
  *
+ * Separation:
  * init: every member has all five tags, with the stream count agreeing
  * between them; every value is finite; integrals are >= 0; likelihoods are
  * above upstream's failure value -999. compare: both files pass init, have
@@ -18,6 +24,23 @@
  * within the likelihood tolerance (default 1e-11 absolute: the GPU
  * agreement) and every integral within the integral tolerance (default
  * 1e-9 relative).
+ *
+ * Diffraction (docs/diffraction.md section 6): init: the table is whole (its
+ * last line "# end points N", N point rows numbered 0..N-1, at most 64 MB)
+ * and one "# work_unit HASH" line; every row has its 14 + 4 n_orders fields
+ * well-formed: lambda > 0, 0 <= theta < 90, phi, residual >= 0 finite,
+ * status ok or not_converged, iterations and n_orders >= 1 whole numbers,
+ * r00 finite, R_total >= 0 finite, T_total and absorbed finite or both
+ * nan, the orders' (m, n) whole, listed in increasing (n, m) (the app's
+ * order) or (m, n), (0, 0) among them, each R and T >= 0 finite or nan.
+ * compare: both pass init, with the same parameter and periods lines (not
+ * the work_unit line: the app's hash there also names the backend and CPU
+ * path), the same points (lambda, theta, phi within 1e-9) and statuses,
+ * the same orders; at every ok point |r00_1 - r00_2|
+ * <= r00_tolerance * max(|r00_1|, |r00_2|, 0.01) (default 1e-8) and every
+ * efficiency (R_total, T_total, absorbed, each order's R and T) within
+ * efficiency_tolerance (default 1e-8 absolute), nan where the other is nan;
+ * not_converged points' values are not compared.
  *
  * script_validator (BOINC server 1.6.2) takes one-word script names only
  * (it leaves a space on each word of a longer one, so no keyword matches):
@@ -30,17 +53,20 @@
  * orrery-validate.conf in the directory argv[0] names (the project's bin/),
  * if it exists (none for a program found on PATH), or --config FILE, which
  * must exist. Lines `key = value`, '#' starts a comment; keys
- * likelihood_tolerance and integral_tolerance, each at most once, values
- * finite and >= 0. Command-line tolerances override the file's.
+ * likelihood_tolerance, integral_tolerance (separation), r00_tolerance and
+ * efficiency_tolerance (diffraction), each at most once, values finite and
+ * >= 0. Command-line tolerances override the file's.
  *
  * Exit status (what script_validator reads): 0 valid / equal; 1 invalid /
- * different: the content is bad (empty, truncated, malformed, over 16 MB,
- * out of range, out of tolerance); 3 (BOINC's VAL_RESULT_TRANSIENT_ERROR)
+ * different: the content is bad (empty, truncated, malformed, over 16 MB
+ * (separation) or 64 MB (diffraction), out of range, out of tolerance; a
+ * separation result compared with a diffraction one); 3 (BOINC's VAL_RESULT_TRANSIENT_ERROR)
  * could not judge: a file missing or unreadable, a bad configuration file
  * or command line. script_validator retries the work unit later on 3, so a
  * daemon's mistake never invalidates volunteers' work. One line on stderr
  * says why. */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -48,16 +74,28 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "diffraction/diffraction.h"
 #include "io/io.h"
 #include "separation/separation.h"
 
 #define MAX_MEMBERS SEP_MAX_BUNDLE
 #define MAX_VALUES (SEP_MAX_STREAMS + 1)
 #define FAILED_LIKELIHOOD (-999.0)
-/* Output files per result: separation_out has one. */
+/* Output files per result: separation_out and diffraction_out have one. */
 #define FILES_PER_RESULT 1
-/* A result is a few kB; anything past 16 MB is not one. */
+/* A separation result is a few kB; anything past 16 MB is not one. A
+ * diffraction table is about 100 bytes per order and point: 64 MB, the
+ * output template's <max_nbytes>, bounds what the server accepts. */
 #define MAX_RESULT_BYTES ((size_t)16 << 20)
+#define MAX_DIF_BYTES ((size_t)64 << 20)
+#define DIF_HEADER "# orrery-diffraction-results 1"
+/* Points agree in lambda (relatively), theta and phi (degrees) within: */
+#define DIF_POINT_TOLERANCE 1e-9
+/* r00 is compared relative to max(|r00|, this): its error is about the
+ * solver's tolerance times the field's scale (|r00| <= 1), not |r00|'s. */
+#define DIF_R00_FLOOR 0.01
+/* Orders a row may list: every (m, n) of the largest truncation. */
+#define DIF_MAX_ORDER_PAIRS ((2 * DIF_MAX_ORDERS + 1) * (2 * DIF_MAX_ORDERS + 1))
 #define MAX_CONFIG_BYTES ((size_t)64 << 10)
 #define CONFIG_NAME "orrery-validate.conf"
 
@@ -73,10 +111,12 @@ static const char *const tag_names[N_TAGS] = {"background_integral", "stream_int
                                               "search_likelihood"};
 
 /* The tolerances, as configuration keys and as options. */
-enum { TOL_LIKELIHOOD, TOL_INTEGRAL, N_TOL };
-static const char *const tol_keys[N_TOL] = {"likelihood_tolerance", "integral_tolerance"};
-static const char *const tol_options[N_TOL] = {"--likelihood-tolerance", "--integral-tolerance"};
-static const double tol_defaults[N_TOL] = {1e-11, 1e-9};
+enum { TOL_LIKELIHOOD, TOL_INTEGRAL, TOL_R00, TOL_EFFICIENCY, N_TOL };
+static const char *const tol_keys[N_TOL] = {"likelihood_tolerance", "integral_tolerance",
+                                            "r00_tolerance", "efficiency_tolerance"};
+static const char *const tol_options[N_TOL] = {"--likelihood-tolerance", "--integral-tolerance",
+                                               "--r00-tolerance", "--efficiency-tolerance"};
+static const double tol_defaults[N_TOL] = {1e-11, 1e-9, 1e-8, 1e-8};
 
 typedef struct {
     int n[N_TAGS];                       /* values found per tag */
@@ -137,6 +177,8 @@ static int usage(const char *fmt, ...)
             "options: --config FILE (default: " CONFIG_NAME " beside the program, if there)\n"
             "         --likelihood-tolerance X (default 1e-11 absolute)\n"
             "         --integral-tolerance X (default 1e-9 relative)\n"
+            "         --r00-tolerance X (diffraction; default 1e-8, relative to max(|r00|, 0.01))\n"
+            "         --efficiency-tolerance X (diffraction; default 1e-8 absolute)\n"
             "exit 0 valid / equal, 1 invalid / different, 3 could not judge (missing or\n"
             "unreadable file, bad configuration or usage; script_validator retries)\n");
     return RETRY;
@@ -223,19 +265,379 @@ static int check_member(const char *path, const char *text, int k, member_result
     return VALID;
 }
 
-/* Reads and checks one file (init's rules); on failure says why. */
-static int load(const char *path, result_file *r)
+/* ---- diffraction results (docs/diffraction.md section 4) ---- */
+
+typedef struct {
+    int m, n;
+    double R, T;                         /* nan: not given */
+} dif_order;
+
+typedef struct {
+    double lambda, theta, phi;
+    int ok;                              /* status ok; else not_converged */
+    double r00[2];
+    double v[3];                         /* R_total, T_total, absorbed */
+    int n_orders;
+    size_t first;                        /* its orders in dif_result.orders */
+} dif_row;
+
+typedef struct {
+    int n_points;
+    dif_row *rows;
+    size_t cap_rows;
+    dif_order *orders;
+    size_t n_ord, cap_ord;
+    /* The lines both results must share: parameters, periods. (Not the
+     * work_unit line: the app writes its checkpoint identity there, which
+     * also names the backend and CPU path.) */
+    char *same;
+    size_t same_len, same_cap;
+} dif_result;
+
+static const char *const dif_value_names[3] = {"R_total", "T_total", "absorbed"};
+
+static void dif_free(dif_result *d)
+{
+    free(d->rows);
+    free(d->orders);
+    free(d->same);
+    memset(d, 0, sizeof *d);
+}
+
+static int is_dif(const orr_buffer *buf)
+{
+    const size_t n = strlen(DIF_HEADER);
+    return buf->size >= n && memcmp(buf->data, DIF_HEADER, n) == 0 &&
+           (buf->size == n || buf->data[n] == '\n' || buf->data[n] == '\r');
+}
+
+/* Splits s[0..len) at blanks into at most max tokens; returns the count,
+ * or max + 1 if there are more. */
+static int dif_tokens(const char *s, size_t len, const char **tok, size_t *tlen, int max)
+{
+    int n = 0;
+    size_t i = 0;
+    while (i < len) {
+        while (i < len && (s[i] == ' ' || s[i] == '\t'))
+            i++;
+        if (i >= len)
+            break;
+        const size_t start = i;
+        while (i < len && s[i] != ' ' && s[i] != '\t')
+            i++;
+        if (n == max)
+            return max + 1;
+        tok[n] = s + start;
+        tlen[n++] = i - start;
+    }
+    return n;
+}
+
+static int tok_eq(const char *t, size_t n, const char *word)
+{
+    return n == strlen(word) && memcmp(t, word, n) == 0;
+}
+
+/* A finite number; with allow_nan also the app's "nan" (or "-nan"). */
+static int dif_number(const char *t, size_t n, int allow_nan, double *out)
+{
+    if (allow_nan && (tok_eq(t, n, "nan") || tok_eq(t, n, "-nan"))) {
+        *out = NAN;
+        return 0;
+    }
+    return orr_parse_double(t, n, out) == 0 && isfinite(*out) ? 0 : -1;
+}
+
+static int dif_whole(const char *t, size_t n, long lo, long hi, int *out)
+{
+    long v;
+    if (orr_parse_long(t, n, &v) != 0 || v < lo || v > hi)
+        return -1;
+    *out = (int)v;
+    return 0;
+}
+
+static int dif_keep(dif_result *d, const char *s, size_t len)
+{
+    if (d->same_len + len + 1 > d->same_cap) {
+        size_t cap = d->same_cap ? 2 * d->same_cap : 1024;
+        while (cap < d->same_len + len + 1)
+            cap *= 2;
+        char *p = realloc(d->same, cap);
+        if (!p)
+            return -1;
+        d->same = p;
+        d->same_cap = cap;
+    }
+    memcpy(d->same + d->same_len, s, len);
+    d->same_len += len;
+    d->same[d->same_len++] = '\n';
+    return 0;
+}
+
+/* A '#' line other than the first and the last. */
+static int dif_header_line(const char *path, int line, const char *s, size_t len, dif_result *d,
+                           int *work_unit)
+{
+    const char *tok[4];
+    size_t tlen[4];
+    const int n = dif_tokens(s, len, tok, tlen, 3);
+    if (n >= 2 && tok_eq(tok[1], tlen[1], "end"))
+        return say(INVALID, "%s:%d: an '# end' line before the last line", path, line);
+    const int keep = n >= 2 && (tok_eq(tok[1], tlen[1], "parameter") ||
+                                tok_eq(tok[1], tlen[1], "periods"));
+    if (n >= 2 && tok_eq(tok[1], tlen[1], "work_unit")) {
+        if (n != 3 || (*work_unit)++)
+            return say(INVALID, "%s:%d: want one '# work_unit HASH' line", path, line);
+    }
+    if (keep && dif_keep(d, s, len) != 0)
+        return say(RETRY, "%s: out of memory", path);
+    return VALID;
+}
+
+/* Adds room for one more row and n more orders. */
+static int dif_grow(dif_result *d, int n_orders)
+{
+    if ((size_t)d->n_points == d->cap_rows) {
+        const size_t cap = d->cap_rows ? 2 * d->cap_rows : 64;
+        dif_row *p = realloc(d->rows, cap * sizeof *p);
+        if (!p)
+            return -1;
+        d->rows = p;
+        d->cap_rows = cap;
+    }
+    if (d->n_ord + (size_t)n_orders > d->cap_ord) {
+        size_t cap = d->cap_ord ? 2 * d->cap_ord : 1024;
+        while (cap < d->n_ord + (size_t)n_orders)
+            cap *= 2;
+        dif_order *p = realloc(d->orders, cap * sizeof *p);
+        if (!p)
+            return -1;
+        d->orders = p;
+        d->cap_ord = cap;
+    }
+    return 0;
+}
+
+/* One point row (tokens after splitting); on failure says why. */
+static int dif_row_line(const char *path, int line, const char **tok, const size_t *tlen, int n,
+                        dif_result *d)
+{
+#define BAD(what) say(INVALID, "%s:%d: %s", path, line, what)
+    if (n < 14 || !tok_eq(tok[0], tlen[0], "point"))
+        return BAD("neither a '#' line nor a 'point' row of at least 14 fields");
+    int k, iterations, n_orders;
+    if (dif_whole(tok[1], tlen[1], 0, DIF_MAX_POINTS - 1, &k) != 0 || k != d->n_points)
+        return say(INVALID, "%s:%d: point number: want %d", path, line, d->n_points);
+    if (dif_whole(tok[13], tlen[13], 1, DIF_MAX_ORDER_PAIRS, &n_orders) != 0 ||
+        n != 14 + 4 * n_orders)
+        return BAD("n_orders: not a whole number >= 1, or not 4 fields per order after it");
+    if (dif_grow(d, n_orders) != 0)
+        return say(RETRY, "%s: out of memory", path);
+    dif_row *r = &d->rows[d->n_points];
+    double residual;
+    if (dif_number(tok[2], tlen[2], 0, &r->lambda) != 0 || !(r->lambda > 0))
+        return BAD("lambda: not a number > 0");
+    if (dif_number(tok[3], tlen[3], 0, &r->theta) != 0 || !(r->theta >= 0 && r->theta < 90))
+        return BAD("theta: not a number in [0, 90)");
+    if (dif_number(tok[4], tlen[4], 0, &r->phi) != 0)
+        return BAD("phi: not a finite number");
+    if (tok_eq(tok[5], tlen[5], "ok"))
+        r->ok = 1;
+    else if (tok_eq(tok[5], tlen[5], "not_converged"))
+        r->ok = 0;
+    else
+        return BAD("status: neither ok nor not_converged");
+    if (dif_whole(tok[6], tlen[6], 0, INT_MAX, &iterations) != 0)
+        return BAD("iterations: not a whole number >= 0");
+    if (dif_number(tok[7], tlen[7], 0, &residual) != 0 || !(residual >= 0))
+        return BAD("residual: not a finite number >= 0");
+    if (dif_number(tok[8], tlen[8], 0, &r->r00[0]) != 0 ||
+        dif_number(tok[9], tlen[9], 0, &r->r00[1]) != 0)
+        return BAD("r00: not finite");
+    for (int j = 0; j < 3; j++)
+        if (dif_number(tok[10 + j], tlen[10 + j], j > 0, &r->v[j]) != 0 || (j < 2 && r->v[j] < 0))
+            return say(INVALID, "%s:%d: %s: not a finite number%s", path, line,
+                       dif_value_names[j], j < 2 ? " >= 0" : " (or nan)");
+    if (isnan(r->v[1]) != isnan(r->v[2]))
+        return BAD("T_total and absorbed: nan in one only");
+    r->n_orders = n_orders;
+    r->first = d->n_ord;
+    int zero = 0, mn = 1, nm = 1;
+    for (int j = 0; j < n_orders; j++) {
+        dif_order *o = &d->orders[d->n_ord + (size_t)j];
+        const int t = 14 + 4 * j;
+        if (dif_whole(tok[t], tlen[t], -DIF_MAX_ORDERS, DIF_MAX_ORDERS, &o->m) != 0 ||
+            dif_whole(tok[t + 1], tlen[t + 1], -DIF_MAX_ORDERS, DIF_MAX_ORDERS, &o->n) != 0)
+            return say(INVALID, "%s:%d: order %d: m, n not whole numbers within %d", path, line,
+                       j, DIF_MAX_ORDERS);
+        if (dif_number(tok[t + 2], tlen[t + 2], 1, &o->R) != 0 || o->R < 0 ||
+            dif_number(tok[t + 3], tlen[t + 3], 1, &o->T) != 0 || o->T < 0)
+            return say(INVALID, "%s:%d: order (%d, %d): R, T not numbers >= 0 (or nan)", path,
+                       line, o->m, o->n);
+        /* distinct: listed in increasing (n, m), as the app does, or (m, n) */
+        if (j > 0) {
+            mn &= o[-1].m < o->m || (o[-1].m == o->m && o[-1].n < o->n);
+            nm &= o[-1].n < o->n || (o[-1].n == o->n && o[-1].m < o->m);
+            if (!mn && !nm)
+                return say(INVALID, "%s:%d: order (%d, %d): the orders are not listed in "
+                           "increasing (n, m) or (m, n): one repeats?", path, line, o->m, o->n);
+        }
+        zero |= o->m == 0 && o->n == 0;
+    }
+    if (!zero)
+        return BAD("order (0, 0) missing");
+    d->n_ord += (size_t)n_orders;
+    d->n_points++;
+    return VALID;
+#undef BAD
+}
+
+/* Reads and checks a diffraction table (init's rules) already in buf. */
+static int dif_load(const char *path, const orr_buffer *buf, dif_result *d)
+{
+    memset(d, 0, sizeof *d);
+    if (buf->size > MAX_DIF_BYTES)
+        return say(INVALID, "%s: larger than %zu bytes: not a result", path, MAX_DIF_BYTES);
+    if (buf->data[buf->size - 1] != '\n')
+        return say(INVALID, "%s: truncated (no line end at its end)", path);
+    orr_lines it;
+    orr_lines_init(&it, path, buf);
+    const char *s;
+    size_t len;
+    int rc = VALID, work_unit = 0;
+    long end = -1;
+    const int max_tok = 14 + 4 * DIF_MAX_ORDER_PAIRS;
+    static const char **tok;
+    static size_t *tlen;
+    if (!tok) {
+        tok = malloc((size_t)(max_tok + 1) * sizeof *tok);
+        tlen = malloc((size_t)(max_tok + 1) * sizeof *tlen);
+        if (!tok || !tlen)
+            return say(RETRY, "%s: out of memory", path);
+    }
+    orr_lines_next(&it, &s, &len); /* the header, checked by is_dif */
+    while (rc == VALID && orr_lines_next(&it, &s, &len)) {
+        if (end >= 0)
+            return say(INVALID, "%s:%d: a line after '# end points'", path, it.line);
+        if (len > 0 && s[len - 1] == '\r')
+            len--;
+        if (len > 0 && s[0] == '#') {
+            const int n = dif_tokens(s, len, tok, tlen, 4);
+            if (n == 4 && tok_eq(tok[1], tlen[1], "end") && tok_eq(tok[2], tlen[2], "points")) {
+                int v;
+                if (dif_whole(tok[3], tlen[3], 0, DIF_MAX_POINTS, &v) != 0)
+                    return say(INVALID, "%s:%d: '# end points N': bad N", path, it.line);
+                end = v;
+            } else {
+                rc = dif_header_line(path, it.line, s, len, d, &work_unit);
+            }
+            continue;
+        }
+        const int n = dif_tokens(s, len, tok, tlen, max_tok);
+        if (n > max_tok)
+            return say(INVALID, "%s:%d: more fields than %d orders allow", path, it.line,
+                       DIF_MAX_ORDER_PAIRS);
+        if (d->n_points >= DIF_MAX_POINTS)
+            return say(INVALID, "%s:%d: more than %d points", path, it.line, DIF_MAX_POINTS);
+        rc = dif_row_line(path, it.line, tok, tlen, n, d);
+    }
+    if (rc != VALID)
+        return rc;
+    if (end < 0)
+        return say(INVALID, "%s: truncated (no '# end points N' line at its end)", path);
+    if (end != d->n_points)
+        return say(INVALID, "%s: %d point rows, '# end points %ld'", path, d->n_points, end);
+    if (!work_unit)
+        return say(INVALID, "%s: no '# work_unit HASH' line", path);
+    return VALID;
+}
+
+/* Two values within tol (absolute), nan where the other is nan. */
+static int dif_close(double a, double b, double tol)
+{
+    if (isnan(a) || isnan(b))
+        return isnan(a) && isnan(b);
+    return fabs(a - b) <= tol;
+}
+
+static int dif_compare(const char *b_path, const dif_result *a, const dif_result *b,
+                       const double *tol)
+{
+    if (a->same_len != b->same_len || (a->same_len && memcmp(a->same, b->same, a->same_len)))
+        return say(INVALID, "%s: another work unit (its parameter or periods lines differ)",
+                   b_path);
+    if (a->n_points != b->n_points)
+        return say(INVALID, "%s: %d points, the other result %d", b_path, b->n_points,
+                   a->n_points);
+    for (int p = 0; p < a->n_points; p++) {
+        const dif_row *x = &a->rows[p], *y = &b->rows[p];
+        if (!(fabs(x->lambda - y->lambda) <= DIF_POINT_TOLERANCE * x->lambda &&
+              fabs(x->theta - y->theta) <= DIF_POINT_TOLERANCE &&
+              fabs(x->phi - y->phi) <= DIF_POINT_TOLERANCE))
+            return say(INVALID, "point %d: lambda, theta, phi differ (%s)", p, b_path);
+        if (x->ok != y->ok)
+            return say(INVALID, "point %d: converged in one result only (%s)", p, b_path);
+        if (!x->ok)
+            continue;
+        const double ax = hypot(x->r00[0], x->r00[1]), ay = hypot(y->r00[0], y->r00[1]);
+        const double scale = fmax(fmax(ax, ay), DIF_R00_FLOOR);
+        const double d = hypot(x->r00[0] - y->r00[0], x->r00[1] - y->r00[1]) / scale;
+        if (!(d <= tol[TOL_R00]))
+            return say(INVALID, "point %d: r00 differs by %.3g relative to max(|r00|, %g) "
+                       "(%s %.3g)", p, d, DIF_R00_FLOOR, tol_keys[TOL_R00], tol[TOL_R00]);
+        for (int j = 0; j < 3; j++)
+            if (!dif_close(x->v[j], y->v[j], tol[TOL_EFFICIENCY]))
+                return say(INVALID, "point %d: %s differs by %.3g (%s %.3g)", p,
+                           dif_value_names[j], fabs(x->v[j] - y->v[j]),
+                           tol_keys[TOL_EFFICIENCY], tol[TOL_EFFICIENCY]);
+        if (x->n_orders != y->n_orders)
+            return say(INVALID, "point %d: %d orders, the other result %d (%s)", p,
+                       y->n_orders, x->n_orders, b_path);
+        for (int j = 0; j < x->n_orders; j++) {
+            const dif_order *o = &a->orders[x->first + (size_t)j];
+            const dif_order *q = &b->orders[y->first + (size_t)j];
+            if (o->m != q->m || o->n != q->n)
+                return say(INVALID, "point %d: other orders (%s)", p, b_path);
+            if (!dif_close(o->R, q->R, tol[TOL_EFFICIENCY]) ||
+                !dif_close(o->T, q->T, tol[TOL_EFFICIENCY]))
+                return say(INVALID, "point %d: order (%d, %d): R or T differs by %.3g (%s %.3g)",
+                           p, o->m, o->n, fmax(fabs(o->R - q->R), fabs(o->T - q->T)),
+                           tol_keys[TOL_EFFICIENCY], tol[TOL_EFFICIENCY]);
+        }
+    }
+    return VALID;
+}
+
+/* ---- either kind ---- */
+
+enum { KIND_SEPARATION, KIND_DIFFRACTION };
+
+/* Reads and checks one file of either kind (init's rules); on failure says
+ * why. A diffraction table goes to *d (free it with dif_free), separation
+ * tags to *r. */
+static int load_any(const char *path, result_file *r, dif_result *d, int *kind)
 {
     orr_buffer buf;
     memset(r, 0, sizeof *r);
-    int rc = read_whole(path, MAX_RESULT_BYTES, INVALID, &buf);
+    memset(d, 0, sizeof *d);
+    *kind = KIND_SEPARATION;
+    int rc = read_whole(path, MAX_DIF_BYTES, INVALID, &buf);
     if (rc != VALID)
         return rc;
+    if (is_dif(&buf)) {
+        *kind = KIND_DIFFRACTION;
+        rc = dif_load(path, &buf, d);
+        orr_buffer_free(&buf);
+        return rc;
+    }
     const char *text = buf.data;
     double wus = 1;
     const int n = tag_values(text, "number_WUs", &wus, 1);
     if (buf.size == 0)
         rc = say(INVALID, "%s: empty file", path);
+    else if (buf.size > MAX_RESULT_BYTES)
+        rc = say(INVALID, "%s: larger than %zu bytes: not a result", path, MAX_RESULT_BYTES);
     else if (n == -2 || n == 0 ||
              (n == 1 && !(wus >= 1 && wus <= MAX_MEMBERS && wus == (int)wus)))
         rc = say(INVALID, "%s: bad <number_WUs>", path);
@@ -243,6 +645,16 @@ static int load(const char *path, result_file *r)
     for (int k = 0; k < r->members && rc == VALID; k++)
         rc = check_member(path, text, k, &r->m[k]);
     orr_buffer_free(&buf);
+    return rc;
+}
+
+/* Reads and checks one file (init's rules); on failure says why. */
+static int load(const char *path, result_file *r)
+{
+    dif_result d;
+    int kind;
+    const int rc = load_any(path, r, &d, &kind);
+    dif_free(&d);
     return rc;
 }
 
@@ -271,15 +683,22 @@ static int compare_member(int k, const member_result *x, const member_result *y,
 static int compare(const char *a_path, const char *b_path, const double *tol)
 {
     static result_file a, b;
-    int rc = load(a_path, &a);
+    dif_result da, db;
+    int ka = KIND_SEPARATION, kb = KIND_SEPARATION;
+    int rc = load_any(a_path, &a, &da, &ka);
+    memset(&db, 0, sizeof db);
     if (rc == VALID)
-        rc = load(b_path, &b);
-    if (rc != VALID)
-        return rc;
-    if (a.members != b.members)
-        return say(INVALID, "%s and %s hold different numbers of bundle members", a_path, b_path);
-    for (int k = 0; k < a.members && rc == VALID; k++)
+        rc = load_any(b_path, &b, &db, &kb);
+    if (rc == VALID && ka != kb)
+        rc = say(INVALID, "%s and %s: a separation and a diffraction result", a_path, b_path);
+    else if (rc == VALID && ka == KIND_DIFFRACTION)
+        rc = dif_compare(b_path, &da, &db, tol);
+    else if (rc == VALID && a.members != b.members)
+        rc = say(INVALID, "%s and %s hold different numbers of bundle members", a_path, b_path);
+    for (int k = 0; ka == KIND_SEPARATION && k < a.members && rc == VALID; k++)
         rc = compare_member(k, &a.m[k], &b.m[k], b_path, tol);
+    dif_free(&da);
+    dif_free(&db);
     return rc;
 }
 
@@ -296,8 +715,8 @@ static int run(const char *mode, char **paths, int n, const double *tol)
         return usage("compare: an odd number of files (%d): want result 1's, then as many of "
                      "result 2's", n);
     if (n / results != FILES_PER_RESULT)
-        return usage("%s: %d files per result; a separation result has %d", mode, n / results,
-                     FILES_PER_RESULT);
+        return usage("%s: %d files per result; a separation or diffraction result has %d", mode,
+                     n / results, FILES_PER_RESULT);
     int rc = VALID;
     for (int i = 0; i < n / results && rc == VALID; i++)
         rc = results == 1 ? load(paths[i], &r) : compare(paths[i], paths[n / 2 + i], tol);
@@ -339,8 +758,8 @@ static int config_line(const char *path, int line, const char *s, size_t len, do
     while (k < N_TOL && !(strlen(tol_keys[k]) == klen && memcmp(s, tol_keys[k], klen) == 0))
         k++;
     if (k == N_TOL)
-        return say(RETRY, "%s:%d: %.*s: unknown key (known: %s, %s)", path, line, (int)klen, s,
-                   tol_keys[0], tol_keys[1]);
+        return say(RETRY, "%s:%d: %.*s: unknown key (known: %s, %s, %s, %s)", path, line,
+                   (int)klen, s, tol_keys[0], tol_keys[1], tol_keys[2], tol_keys[3]);
     if (seen[k]++)
         return say(RETRY, "%s:%d: %s: repeated key", path, line, tol_keys[k]);
     if (parse_tolerance(val, vlen, &tol[k]) != 0)
