@@ -85,7 +85,7 @@ static orr_status payload_alloc(dif_job *job, orr_error *err)
 
 orr_status dif_job_payload_reserve(dif_job *job, int running, orr_error *err)
 {
-    const size_t need = (size_t)running * DIF_SAVED_VECTORS * job->s.unknowns * sizeof(double complex);
+    const size_t need = (size_t)running * job->sv.saved_vectors * job->s.unknowns * sizeof(double complex);
     if (need <= job->vector_room)
         return ORR_OK;
     unsigned char *p = realloc(job->payload, job->fixed_size + need);
@@ -107,7 +107,7 @@ orr_status dif_job_payload_reserve(dif_job *job, int running, orr_error *err)
 const void *dif_job_payload(const void *p, size_t *size)
 {
     const dif_job *job = p;
-    *size = job->fixed_size + (size_t)job->head->running * DIF_SAVED_VECTORS * job->s.unknowns *
+    *size = job->fixed_size + (size_t)job->head->running * job->sv.saved_vectors * job->s.unknowns *
                                   sizeof(double complex);
     return job->payload;
 }
@@ -150,6 +150,7 @@ static orr_status check_states(const dif_job *job, const dif_ckpt_head *h,
         const dif_solve_state *s = &st[b];
         if (s->point != h->next_point + b || s->status < DIF_RUNNING || s->status > DIF_STOPPED ||
             s->iterations < 0 || s->iterations > job->wu.solver.max_iterations ||
+            s->restarts < 0 || s->restarts > job->wu.solver.max_iterations ||
             !(s->norm_b > 0) || !isfinite(s->rho[0] + s->rho[1] + s->alpha[0] + s->alpha[1] +
                                           s->omega[0] + s->omega[1]))
             return orr_fail(err, ORR_ERR_CHECKPOINT, "solver state %d does not fit", b);
@@ -178,7 +179,7 @@ static orr_status check_payload(const dif_job *job, const unsigned char *payload
         h.running > h.batch_n)
         return orr_fail(err, ORR_ERR_CHECKPOINT, "batch %d + %d of %d points does not fit",
                         h.next_point, h.batch_n, h.n_points);
-    const size_t vec = (size_t)h.running * DIF_SAVED_VECTORS * job->s.unknowns * sizeof(double complex);
+    const size_t vec = (size_t)h.running * job->sv.saved_vectors * job->s.unknowns * sizeof(double complex);
     if (size != job->fixed_size + vec)
         return orr_fail(err, ORR_ERR_CHECKPOINT, "%zu bytes, %zu expected", size,
                         job->fixed_size + vec);
@@ -326,9 +327,6 @@ orr_status dif_job_plan(const void *opts, orr_backend *be, void **out, orr_error
     orr_status s = check_outputs(job->opt, err);
     if (s == ORR_OK)
         s = load_work_unit(job->opt, &job->wu, &job->s, err);
-    if (s == ORR_OK && job->wu.solver.method == DIF_GMRES)
-        s = orr_fail(err, ORR_ERR_UNSUPPORTED, "%s: solver method=gmres is not built yet; use "
-                     "bicgstab (the default)", job->wu.path);
     if (s == ORR_OK)
         s = dif_ops_of(be, &job->ops, err);
     if (s == ORR_OK) {
@@ -405,14 +403,15 @@ orr_status dif_job_report(void *p, orr_error *err)
         s = write_npy(job, err);
     if (s != ORR_OK)
         return s;
-    int stopped = 0, iterations = 0;
+    int stopped = 0;
+    long long iterations = 0;   /* up to 1e5 points of 1e6 each */
     double worst = 0;
     for (int i = 0; i < job->s.n_points; i++) {
         stopped += job->res[i].status != DIF_POINT_OK;
         iterations += job->res[i].iterations;
         worst = fmax(worst, job->res[i].residual);
     }
-    orr_log("diffraction: %d points in %.3f s, %d iterations, worst residual %.3g%s%s",
+    orr_log("diffraction: %d points in %.3f s, %lld iterations, worst residual %.3g%s%s",
             job->s.n_points, orr_runtime_seconds() - job->t0, iterations, worst,
             stopped ? ", NOT CONVERGED: " : "", stopped ? "see the status column" : "");
     job->head->printed = 1;

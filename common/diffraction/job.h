@@ -35,7 +35,7 @@ typedef struct {
     uint64_t identity;
     int capacity;
     /* the payload: head | results [n_points] | R, T [n_points][n_modes] |
-     * solver states [capacity] | vectors [running][DIF_SAVED_VECTORS][unknowns] */
+     * solver states [capacity] | vectors [running][sv.saved_vectors][unknowns] */
     unsigned char *payload;
     size_t fixed_size, vector_room;
     dif_ckpt_head *head;

@@ -80,7 +80,7 @@ static double fraction_done(const dif_job *job)
 static orr_status save_batch(dif_job *job, int *saveable, orr_error *err)
 {
     *saveable = 0;
-    if (!orr_runtime_time_to_checkpoint())
+    if (!dif_solver_saveable(&job->sv) || !orr_runtime_time_to_checkpoint())
         return ORR_OK;
     int running = 0;
     for (int b = 0; b < job->sv.n; b++)

@@ -647,7 +647,9 @@ static orr_status shape_extent(parser *p, const dif_shape *sh, double t, double 
  * a circle of length period. */
 static int periodic_overlap(double ca, double a, double cb, double b, double period)
 {
-    double d = fmod(fabs(ca - cb), period);
+    /* each centre reduced first: ca - cb can overflow to inf (x=1e308,
+     * x=-1e308), and fmod(inf) is NaN, which overlaps nothing */
+    double d = fmod(fabs(fmod(ca, period) - fmod(cb, period)), period);
     if (d > period / 2)
         d = period - d;
     return d < a + b;

@@ -27,7 +27,10 @@ orr_status dif_solver_open(dif_solver *sv, const dif_bound_ops *ops, const dif_w
     sv->ops = *ops;
     sv->wu = wu;
     sv->s = s;
-    orr_status st = ops->ops->open(ops->state, wu, s, capacity, DIF_N_VECTORS, &sv->ctx, err);
+    const int gmres = wu->solver.method == DIF_GMRES;
+    const int n_vectors = gmres ? DIF_VBASIS + wu->solver.restart + 1 : DIF_VBASIS;
+    sv->saved_vectors = gmres ? 1 : DIF_BICGSTAB_SAVED;
+    orr_status st = ops->ops->open(ops->state, wu, s, capacity, n_vectors, &sv->ctx, err);
     if (st != ORR_OK)
         return st;
     sv->capacity = *capacity;
@@ -41,13 +44,16 @@ orr_status dif_solver_open(dif_solver *sv, const dif_bound_ops *ops, const dif_w
         dif_solver_close(sv);
         return orr_fail(err, ORR_ERR_NOMEM, "out of memory");
     }
-    return ORR_OK;
+    if (gmres && (st = dif_gmres_open(sv, err)) != ORR_OK)
+        dif_solver_close(sv);
+    return st;
 }
 
 void dif_solver_close(dif_solver *sv)
 {
     if (sv->ctx)
         sv->ops.ops->close(sv->ctx);
+    dif_gmres_close(sv);
     free(sv->st);
     free(sv->active);
     free(sv->coef);
@@ -56,8 +62,7 @@ void dif_solver_close(dif_solver *sv)
     memset(sv, 0, sizeof *sv);
 }
 
-/* The running positions into sv->active; their count. */
-static int running(dif_solver *sv)
+int dif_solver_running(dif_solver *sv)
 {
     int n = 0;
     for (int b = 0; b < sv->n; b++)
@@ -78,6 +83,25 @@ static void background(const dif_setup *s, const dif_point *pt, double complex *
         sum += creal(v) * creal(v) + cimag(v) * cimag(v);
     }
     *norm = sqrt(sum);
+}
+
+orr_status dif_solver_true_residual(dif_solver *sv, int n, orr_error *err)
+{
+    const dif_ops *o = sv->ops.ops;
+    orr_status st = o->matvec(sv->ctx, sv->active, n, DIF_VX, DIF_VT, err);
+    for (int a = 0; st == ORR_OK && a < n; a++) {
+        sv->coef[2 * a] = 1;
+        sv->coef[2 * a + 1] = -1;
+    }
+    if (st == ORR_OK)
+        st = o->lincomb(sv->ctx, sv->active, n, DIF_VT, 2, (const int[]){DIF_VB, DIF_VT}, sv->coef, err);
+    if (st == ORR_OK)
+        st = o->dots(sv->ctx, sv->active, n, 1, (const int[]){DIF_VT, DIF_VT}, sv->dots, err);
+    for (int a = 0; st == ORR_OK && a < n; a++) {
+        dif_solve_state *p = &sv->st[sv->active[a]];
+        p->residual = sqrt(creal(sv->dots[a])) / p->norm_b;
+    }
+    return st;
 }
 
 /* Positions active[0..n): r = b - A x, r^ = r, p = v = 0, scalars 1;
@@ -135,7 +159,11 @@ orr_status dif_solver_start(dif_solver *sv, const dif_batch *b, orr_error *err)
         if (st == ORR_OK)
             st = o->write(sv->ctx, p, DIF_VX, sv->host, err);
     }
-    return st == ORR_OK ? restart(sv, running(sv), err) : st;
+    if (st == ORR_OK && sv->gmres) {
+        dif_gmres_begin(sv);
+        return ORR_OK;
+    }
+    return st == ORR_OK ? restart(sv, dif_solver_running(sv), err) : st;
 }
 
 orr_status dif_solver_resume(dif_solver *sv, const dif_batch *b, const dif_solve_state *saved,
@@ -151,9 +179,11 @@ orr_status dif_solver_resume(dif_solver *sv, const dif_batch *b, const dif_solve
             continue;
         background(sv->s, &b->pt[p], sv->host, &norm);
         st = o->write(sv->ctx, p, DIF_VB, sv->host, err);
-        for (int v = 0; st == ORR_OK && v < DIF_SAVED_VECTORS; v++, vectors += n)
+        for (int v = 0; st == ORR_OK && v < sv->saved_vectors; v++, vectors += n)
             st = o->write(sv->ctx, p, v, vectors, err);
     }
+    if (sv->gmres)
+        dif_gmres_begin(sv);
     return st;
 }
 
@@ -162,7 +192,7 @@ orr_status dif_solver_save(dif_solver *sv, double complex *out, orr_error *err)
     const size_t n = sv->s->unknowns;
     orr_status st = ORR_OK;
     for (int p = 0; st == ORR_OK && p < sv->n; p++)
-        for (int v = 0; st == ORR_OK && sv->st[p].status == DIF_RUNNING && v < DIF_SAVED_VECTORS;
+        for (int v = 0; st == ORR_OK && sv->st[p].status == DIF_RUNNING && v < sv->saved_vectors;
              v++, out += n)
             st = sv->ops.ops->read(sv->ctx, p, v, out, err);
     return st;
@@ -289,9 +319,19 @@ static orr_status settle(dif_solver *sv, const int *broke, int n, orr_error *err
     return st;
 }
 
+int dif_solver_saveable(const dif_solver *sv)
+{
+    return !sv->gmres || dif_gmres_between_cycles(sv);
+}
+
 orr_status dif_solver_iterate(dif_solver *sv, int *left, orr_error *err)
 {
-    const int n = running(sv);
+    if (sv->gmres) {
+        orr_status st = dif_gmres_iterate(sv, err);
+        *left = dif_solver_running(sv);
+        return st;
+    }
+    const int n = dif_solver_running(sv);
     *left = 0;
     if (n == 0)
         return ORR_OK;
@@ -308,6 +348,6 @@ orr_status dif_solver_iterate(dif_solver *sv, int *left, orr_error *err)
         st = settle(sv, broke, n, err);
     free(rho_new);
     free(broke);
-    *left = running(sv);
+    *left = dif_solver_running(sv);
     return st;
 }

@@ -6,14 +6,18 @@
  * and the point converges only if that is within the tolerance too (else
  * BiCGStab restarts from x). Every point's scalars and five vectors (x, r,
  * r^, p, v) between iterations are its whole state: saved and restored,
- * the iterations continue with the very same bits. */
+ * the iterations continue with the very same bits. GMRES(m) (the work
+ * unit's option, solver_gmres.c) runs the batch's points through cycles
+ * in step and is saved between cycles, where x is its whole state. */
 #ifndef ORRERY_DIFFRACTION_SOLVER_H
 #define ORRERY_DIFFRACTION_SOLVER_H
 
 #include "ops.h"
 
-enum { DIF_VX, DIF_VR, DIF_VRHAT, DIF_VP, DIF_VV, DIF_VS, DIF_VT, DIF_VB, DIF_N_VECTORS };
-#define DIF_SAVED_VECTORS 5   /* x, r, r^, p, v: the state between iterations */
+/* Vector slots. BiCGStab: x, r, r^, p, v, s, t, b. GMRES(m) (solver_gmres.c):
+ * x, b, t as the work vector, and the Krylov basis from DIF_VBASIS on. */
+enum { DIF_VX, DIF_VR, DIF_VRHAT, DIF_VP, DIF_VV, DIF_VS, DIF_VT, DIF_VB, DIF_VBASIS };
+#define DIF_BICGSTAB_SAVED 5   /* x, r, r^, p, v: BiCGStab's state between iterations */
 
 typedef enum { DIF_RUNNING = 0, DIF_CONVERGED = 1, DIF_STOPPED = 2 } dif_solve_status;
 
@@ -39,6 +43,8 @@ typedef struct {
     int *active;                 /* scratch [capacity] */
     double complex *coef, *dots; /* scratch [capacity * 4] */
     double complex *host;        /* one vector on the host */
+    int saved_vectors;           /* per running point in a checkpoint: 5 or 1 (x) */
+    struct dif_gmres *gmres;     /* GMRES(m)'s state, or NULL */
 } dif_solver;
 
 /* Storage for batches of up to *capacity points (the backend may lower it). */
@@ -48,14 +54,29 @@ void dif_solver_close(dif_solver *sv);
 /* A new batch: b's tables loaded, every point started from u_b. */
 orr_status dif_solver_start(dif_solver *sv, const dif_batch *b, orr_error *err);
 /* The same batch from saved state: the tables loaded, st and the saved
- * vectors (DIF_SAVED_VECTORS per running position, in position order) put back. */
+ * vectors (saved_vectors per running position, in position order) put back. */
 orr_status dif_solver_resume(dif_solver *sv, const dif_batch *b, const dif_solve_state *st,
                              const double complex *vectors, orr_error *err);
 /* One iteration of every running point; *running: how many still are. */
 orr_status dif_solver_iterate(dif_solver *sv, int *running, orr_error *err);
+/* Whether the state is whole between the solver's steps now (GMRES: only
+ * between cycles). */
+int dif_solver_saveable(const dif_solver *sv);
 /* The saved vectors of every running position, in position order, into
- * out (DIF_SAVED_VECTORS * unknowns each). */
+ * out (saved_vectors * unknowns each). */
 orr_status dif_solver_save(dif_solver *sv, double complex *out, orr_error *err);
+
+/* ---- GMRES(m) (solver_gmres.c), behind the functions above ---- */
+orr_status dif_gmres_open(dif_solver *sv, orr_error *err);
+void dif_gmres_close(dif_solver *sv);
+void dif_gmres_begin(dif_solver *sv);   /* a new or resumed batch: cycles start afresh */
+orr_status dif_gmres_iterate(dif_solver *sv, orr_error *err);
+int dif_gmres_between_cycles(const dif_solver *sv);
+/* The running positions into sv->active; their count (solver.c). */
+int dif_solver_running(dif_solver *sv);
+/* Positions active[0..n): r = b - A x into t and |r| / |b| as their
+ * residual (solver.c: BiCGStab's restart computes the same). */
+orr_status dif_solver_true_residual(dif_solver *sv, int n, orr_error *err);
 /* w = deps * x of position b, on the host (the orders' amplitudes need it). */
 orr_status dif_solver_field(dif_solver *sv, int b, double complex *w, orr_error *err);
 

@@ -250,6 +250,39 @@ static void test_backends_agree(void)
     }
 }
 
+/* GMRES(m), the work unit's option: the same solution as BiCGStab's to
+ * the tolerance, with short restarts too; the same bits on any thread
+ * count and batch size (points in a batch run their cycles in step). */
+static void test_gmres(void)
+{
+    static const char base[] =
+        "orrery-diffraction 1\nperiod 700 650\norders 4 3\nsuperstrate air\nsubstrate si\n"
+        "material air eps 1 0\nmaterial res eps 2.4 0.1\nmaterial si nk 400 5.57 0.387\n"
+        "material si nk 800 3.69 0.006\nlayer thickness=150 background=air slices=6\n"
+        "shape ellipse material=res x=10 y=-20 rx=150 ry=100\n"
+        "wavelength_range 450 750 3\ntheta 0 40\n";
+    static results bicg, gm, again;
+    char wu[2048];
+    orr_error err;
+    snprintf(wu, sizeof wu, "%ssolver tolerance=1e-13\n", base);
+    CU_ASSERT_EQUAL_FATAL(run_wu(wu, 2, 0, &bicg, &err), ORR_OK);
+    const int restarts[2] = {30, 4};
+    for (int i = 0; i < 2; i++) {
+        snprintf(wu, sizeof wu, "%ssolver method=gmres restart=%d tolerance=1e-13\n", base,
+                 restarts[i]);
+        CU_ASSERT_EQUAL_FATAL(run_wu(wu, 2, 0, &gm, &err), ORR_OK);
+        double worst = 0;
+        for (int p = 0; p < bicg.n; p++) {
+            worst = fmax(worst, cabs(gm.r00[p] - bicg.r00[p]) / cabs(bicg.r00[p]));
+            CU_ASSERT(gm.status_ok[p] && gm.residual[p] <= 1e-13);
+        }
+        printf("\n    GMRES(%d) vs BiCGStab: r00 within %.1e relative", restarts[i], worst);
+        CU_ASSERT(gm.n == bicg.n && worst < 1e-11);
+        CU_ASSERT_EQUAL_FATAL(run_wu(wu, 1, 1, &again, &err), ORR_OK);
+        CU_ASSERT_STRING_EQUAL(strstr(again.text, "\npoint"), strstr(gm.text, "\npoint"));
+    }
+}
+
 /* ---- the operator's pieces against direct sums ---- */
 
 typedef struct {
@@ -622,6 +655,7 @@ int main(void)
     CU_add_test(s, "symmetric line, normal incidence: R_m = R_-m", test_symmetry);
     CU_add_test(s, "convergence in the Fourier orders", test_orders_convergence);
     CU_add_test(s, "CPU threads and batch sizes: the reference's bits", test_backends_agree);
+    CU_add_test(s, "GMRES(m) = BiCGStab; bits independent of threads and batches", test_gmres);
     CU_add_test(s, "convolution = block-Toeplitz sum (1D, trapezoid slices)", test_conv_1d);
     CU_add_test(s, "convolution = block-Toeplitz sum (2D, ellipse + rectangle)", test_conv_2d);
     CU_add_test(s, "ellipse Fourier coefficients vs quadrature", test_coefficients_quadrature);
