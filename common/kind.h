@@ -68,7 +68,8 @@ typedef struct {
 typedef enum {
     ORR_RUN_WORK_UNIT,     /* the runtime's loop: checkpoints, progress, BOINC */
     ORR_RUN_TOOL,          /* by hand, on the CPU, no BOINC runtime */
-    ORR_RUN_TOOL_DEVICE    /* by hand, on a GPU app's device where it has one */
+    ORR_RUN_TOOL_DEVICE,   /* by hand, on a GPU app's device where it has one */
+    ORR_RUN_TOOL_BACKEND   /* by hand, on the app's backend, whichever (a benchmark) */
 } orr_run_mode;
 
 typedef struct orr_kind orr_kind;
@@ -97,7 +98,7 @@ struct orr_kind {
     /* What this command line asks for. NULL: always a work unit. */
     orr_run_mode (*mode)(const void *opts);
     /* A tool run: device is the GPU app's backend for ORR_RUN_TOOL_DEVICE,
-     * else NULL; no_device says why a device was wanted and not opened
+     * the app's backend (the CPU's too) for ORR_RUN_TOOL_BACKEND, else NULL; no_device says why a device was wanted and not opened
      * (NULL otherwise). *failed: the tool ran and found failures (exit 1). */
     orr_status (*tool)(void *opts, orr_backend *device, const orr_error *no_device, int *failed,
                        orr_error *err);

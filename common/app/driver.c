@@ -309,7 +309,8 @@ static int run_work_unit(const command *c, const orr_app_info *app)
 }
 
 /* A tool run by hand: no checkpoints and no BOINC outcome. In a GPU app a
- * tool that wants the device gets it; the tool decides what a missing one
+ * tool that wants the device gets it, and a benchmark gets any app's
+ * backend (ORR_RUN_TOOL_BACKEND); the tool decides what a missing one
  * means. The runtime is started only then: the device assignment and
  * priority come from it. */
 static int run_tool(const command *c, orr_run_mode mode, const orr_app_info *app)
@@ -320,7 +321,8 @@ static int run_tool(const command *c, orr_run_mode mode, const orr_app_info *app
     orr_backend be;
     memset(&be, 0, sizeof be);
     int tried = 0, opened = 0, failed = 0;
-    if (mode == ORR_RUN_TOOL_DEVICE && app->gpu_app && orr_runtime_init(1, &err) == ORR_OK) {
+    const int wants = (mode == ORR_RUN_TOOL_DEVICE && app->gpu_app) || mode == ORR_RUN_TOOL_BACKEND;
+    if (wants && orr_runtime_init(app->gpu_app, &err) == ORR_OK) {
         tried = 1;
         opened = app->open_backend(&c->request, &be, &no_device) == ORR_OK;
     }

@@ -12,6 +12,7 @@ typedef struct {
     const char *wu_file, *output, *npy;
     int ignore_checkpoint, cleanup_checkpoint, check;
     int batch;   /* --batch: points a batch (0: chosen by memory and the backend) */
+    int bench;   /* --bench K: time K operator products and a solve (bench.c) */
 } dif_cli;
 
 /* The checkpoint payload's head; the rest follows it in one buffer. */
@@ -70,6 +71,9 @@ orr_status dif_job_restore(void *job, const void *payload, size_t size, const ch
                            int *reported, orr_error *err);
 /* --check: the work unit read and sized, its numbers on stdout. */
 orr_status dif_check_tool(const dif_cli *opt, orr_error *err);
+/* --bench K on be (bench.c): the first batch's operator and solve timed. */
+orr_status dif_bench_tool(const dif_cli *opt, orr_backend *be, const orr_error *no_device,
+                          orr_error *err);
 
 #define DIF_CHECKPOINT_FILE "diffraction_checkpoint"
 #define DIF_WU_FILE "diffraction_wu.txt"

@@ -135,7 +135,8 @@ static orr_status dif_step(void *p, orr_step *out, orr_error *err)
 
 /* ---- the command line ---- */
 
-enum { OPT_WU, OPT_OUTPUT, OPT_NPY, OPT_IGNORE_CKPT, OPT_CLEANUP_CKPT, OPT_CHECK, OPT_BATCH };
+enum { OPT_WU, OPT_OUTPUT, OPT_NPY, OPT_IGNORE_CKPT, OPT_CLEANUP_CKPT, OPT_CHECK, OPT_BATCH,
+       OPT_BENCH };
 
 static const orr_option dif_options[] = {
     {"-w", "--work-unit", NULL, "FILE", OPT_WU, ORR_TEXT,
@@ -152,6 +153,8 @@ static const orr_option dif_options[] = {
      "check the work unit and print its size and cost; compute nothing"},
     {NULL, "--batch", NULL, "N", OPT_BATCH, ORR_WHOLE(1, 100000),
      "points solved together (default: as many as memory and the device allow)"},
+    {NULL, "--bench", NULL, "K", OPT_BENCH, ORR_WHOLE(1, 100000),
+     "benchmark: time K operator products on the first batch, then its solve; write nothing"},
 };
 
 static void dif_defaults(void *p)
@@ -173,22 +176,23 @@ static orr_status dif_parse(void *p, const orr_option *o, const orr_opt_value *v
     case OPT_CLEANUP_CKPT: c->cleanup_checkpoint = 1; break;
     case OPT_CHECK: c->check = 1; break;
     case OPT_BATCH: c->batch = (int)v->number; break;
+    case OPT_BENCH: c->bench = (int)v->number; break;
     }
     return ORR_OK;
 }
 
 static orr_run_mode dif_mode(const void *p)
 {
-    return ((const dif_cli *)p)->check ? ORR_RUN_TOOL : ORR_RUN_WORK_UNIT;
+    const dif_cli *c = p;
+    return c->bench ? ORR_RUN_TOOL_BACKEND : c->check ? ORR_RUN_TOOL : ORR_RUN_WORK_UNIT;
 }
 
 static orr_status dif_tool(void *p, orr_backend *device, const orr_error *no_device, int *failed,
                            orr_error *err)
 {
-    (void)device;
-    (void)no_device;
+    const dif_cli *c = p;
     *failed = 0;
-    return dif_check_tool(p, err);
+    return c->bench ? dif_bench_tool(c, device, no_device, err) : dif_check_tool(c, err);
 }
 
 const orr_kind dif_descriptor = {
