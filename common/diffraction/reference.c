@@ -11,16 +11,20 @@
 #include "ops.h"
 #include "zop.h"
 
+/* A slice at a time: its padded grid (64 KB for 31 x 31 orders) stays in
+ * the core's cache through pad, FFT, product, inverse FFT and crop, where
+ * whole-point passes streamed every slice's grid through memory five times
+ * (the CPU app's threads then shared the memory bus, not the work). */
 struct dif_conv_scratch {
-    spec_plan *fwd, *inv;
-    double complex *grid;   /* nz padded grids */
+    spec_plan *fwd, *inv;   /* one slice */
+    double complex *grid;   /* one padded grid */
     double complex *w;      /* one vector: the convolution inside a product */
 };
 
 orr_status dif_conv_scratch_create(const dif_setup *s, dif_conv_scratch **out, orr_error *err)
 {
     dif_conv_scratch *c = calloc(1, sizeof *c);
-    const size_t grid = (size_t)s->fft_x * s->fft_y * s->nz;
+    const size_t grid = (size_t)s->fft_x * s->fft_y;
     if (!c || !(c->grid = malloc(grid * sizeof *c->grid)) ||
         !(c->w = malloc(s->unknowns * sizeof *c->w))) {
         dif_conv_scratch_destroy(c);
@@ -29,7 +33,7 @@ orr_status dif_conv_scratch_create(const dif_setup *s, dif_conv_scratch **out, o
     }
     spec_desc d = {.kind = s->fft_y > 1 ? SPEC_FFT2 : SPEC_C2C, .precision = SPEC_F64,
                    .n = s->fft_y > 1 ? s->fft_y : s->fft_x, .n2 = s->fft_y > 1 ? s->fft_x : 0,
-                   .batch = s->nz};
+                   .batch = 1};
     orr_status st = spec_plan_create(&d, &c->fwd, err);
     d.inverse = 1;
     if (st == ORR_OK)
@@ -66,21 +70,22 @@ orr_status dif_conv_point(const dif_setup *s, dif_conv_scratch *c, const double 
                           const double complex *x, double complex *w, orr_error *err)
 {
     const size_t grid = (size_t)s->fft_x * s->fft_y;
-    memset(c->grid, 0, grid * s->nz * sizeof *c->grid);
-    for (int i = 0; i < s->nz; i++)
+    orr_status st = ORR_OK;
+    for (int i = 0; st == ORR_OK && i < s->nz; i++) {
+        const double complex *xi = x + (size_t)i * s->n_modes, *si = spectra + i * grid;
+        double complex *wi = w + (size_t)i * s->n_modes;
+        memset(c->grid, 0, grid * sizeof *c->grid);
         for (int q = 0; q < s->n_modes; q++)
-            c->grid[i * grid + grid_at(s, q % s->kx, q / s->kx)] = x[(size_t)i * s->n_modes + q];
-    orr_status st = spec_execute(c->fwd, c->grid, c->grid, err);
-    if (st != ORR_OK)
-        return st;
-    for (size_t k = 0; k < grid * s->nz; k++)
-        c->grid[k] *= spectra[k];
-    if ((st = spec_execute(c->inv, c->grid, c->grid, err)) != ORR_OK)
-        return st;
-    for (int i = 0; i < s->nz; i++)
-        for (int q = 0; q < s->n_modes; q++)
-            w[(size_t)i * s->n_modes + q] = c->grid[i * grid + grid_at(s, q % s->kx, q / s->kx)];
-    return ORR_OK;
+            c->grid[grid_at(s, q % s->kx, q / s->kx)] = xi[q];
+        st = spec_execute(c->fwd, c->grid, c->grid, err);
+        for (size_t k = 0; st == ORR_OK && k < grid; k++)
+            c->grid[k] *= si[k];
+        if (st == ORR_OK)
+            st = spec_execute(c->inv, c->grid, c->grid, err);
+        for (int q = 0; st == ORR_OK && q < s->n_modes; q++)
+            wi[q] = c->grid[grid_at(s, q % s->kx, q / s->kx)];
+    }
+    return st;
 }
 
 void dif_zop_point(const dif_setup *s, const dif_point *pt, const double complex *x,

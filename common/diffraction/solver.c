@@ -324,12 +324,24 @@ int dif_solver_saveable(const dif_solver *sv)
     return !sv->gmres || dif_gmres_between_cycles(sv);
 }
 
+/* A residual that is not a number ends the work unit at once: iterating
+ * on would only reach the limit and report garbage. */
+static orr_status check_finite(dif_solver *sv, orr_error *err)
+{
+    for (int b = 0; b < sv->n; b++)
+        if (!isfinite(sv->st[b].residual))
+            return orr_fail(err, ORR_ERR_NUMERIC,
+                            "point %d: the solver's residual is not finite after %d iterations",
+                            sv->st[b].point, sv->st[b].iterations);
+    return ORR_OK;
+}
+
 orr_status dif_solver_iterate(dif_solver *sv, int *left, orr_error *err)
 {
     if (sv->gmres) {
         orr_status st = dif_gmres_iterate(sv, err);
         *left = dif_solver_running(sv);
-        return st;
+        return st == ORR_OK ? check_finite(sv, err) : st;
     }
     const int n = dif_solver_running(sv);
     *left = 0;
@@ -349,5 +361,5 @@ orr_status dif_solver_iterate(dif_solver *sv, int *left, orr_error *err)
     free(rho_new);
     free(broke);
     *left = dif_solver_running(sv);
-    return st;
+    return st == ORR_OK ? check_finite(sv, err) : st;
 }
