@@ -79,15 +79,16 @@ static orr_status crop(orr_device *d, void *kern, const dif_dims *dm, const dif_
 }
 
 static orr_status dots(orr_device *d, void *kern, const dif_dims *dm, const dif_device_bufs *b,
-                       int n, int n_pairs, orr_error *err)
+                       int n, int n_pairs, dif_vidx vidx, orr_error *err)
 {
-    return check(orr_cuda_dif_dots(dm, b, n, n_pairs), "launching the dot products", err);
+    return check(orr_cuda_dif_dots(dm, b, n, n_pairs, vidx), "launching the dot products", err);
 }
 
 static orr_status lincomb(orr_device *d, void *kern, const dif_dims *dm, const dif_device_bufs *b,
-                          int n, int out, int n_terms, orr_error *err)
+                          int n, int out, int n_terms, dif_vidx vidx, orr_error *err)
 {
-    return check(orr_cuda_dif_lincomb(dm, b, n, out, n_terms), "launching the vector update", err);
+    return check(orr_cuda_dif_lincomb(dm, b, n, out, n_terms, vidx), "launching the vector update",
+                 err);
 }
 
 static void release(orr_device *d, void *kern)

@@ -93,12 +93,12 @@ __global__ void crop_kernel(const dif_dims dm, void *vec, const dif_c *grid, con
 
 /* Block (a, pair): conj(x) . y over the unknowns, each thread a strided
  * share, then a fixed tree. */
-__global__ void dots_kernel(const dif_dims dm, void *vec, const int *active, const int *vidx,
+__global__ void dots_kernel(const dif_dims dm, void *vec, const int *active, const dif_vidx vidx,
                             int n_pairs, dif_c *dots)
 {
     __shared__ double re[DOT_THREADS], im[DOT_THREADS];
     const int a = blockIdx.x / n_pairs, k = blockIdx.x % n_pairs, b = active[a];
-    const dif_c *x = vec_at(dm, vec, vidx[2 * k], b), *y = vec_at(dm, vec, vidx[2 * k + 1], b);
+    const dif_c *x = vec_at(dm, vec, vidx.v[2 * k], b), *y = vec_at(dm, vec, vidx.v[2 * k + 1], b);
     double sr = 0, si = 0;
     for (long i = threadIdx.x; i < dm.unknowns; i += DOT_THREADS) {
         const dif_c u = x[i], v = y[i];
@@ -121,7 +121,7 @@ __global__ void dots_kernel(const dif_dims dm, void *vec, const int *active, con
     }
 }
 
-__global__ void lincomb_kernel(const dif_dims dm, void *vec, const int *active, const int *vidx,
+__global__ void lincomb_kernel(const dif_dims dm, void *vec, const int *active, const dif_vidx vidx,
                                const dif_c *coef, int n_active, int out, int n_terms)
 {
     const long total = dm.unknowns * n_active;
@@ -131,7 +131,7 @@ __global__ void lincomb_kernel(const dif_dims dm, void *vec, const int *active, 
         const long i = t % dm.unknowns;
         dif_c sum = {0.0, 0.0};
         for (int k = 0; k < n_terms; k++)
-            sum = dif_cfma(coef[a * n_terms + k], vec_at(dm, vec, vidx[k], b)[i], sum);
+            sum = dif_cfma(coef[a * n_terms + k], vec_at(dm, vec, vidx.v[k], b)[i], sum);
         vec_at(dm, vec, out, b)[i] = sum;
     }
 }
@@ -174,19 +174,17 @@ extern "C" int orr_cuda_dif_crop(const dif_dims *dm, const dif_device_bufs *b, i
 }
 
 extern "C" int orr_cuda_dif_dots(const dif_dims *dm, const dif_device_bufs *b, int n_active,
-                                 int n_pairs)
+                                 int n_pairs, dif_vidx vidx)
 {
-    dots_kernel<<<n_active * n_pairs, DOT_THREADS>>>(*dm, b->vec, (const int *)b->active,
-                                                     (const int *)b->vidx, n_pairs,
-                                                     (dif_c *)b->dots);
+    dots_kernel<<<n_active * n_pairs, DOT_THREADS>>>(*dm, b->vec, (const int *)b->active, vidx,
+                                                     n_pairs, (dif_c *)b->dots);
     return (int)cudaGetLastError();
 }
 
 extern "C" int orr_cuda_dif_lincomb(const dif_dims *dm, const dif_device_bufs *b, int n_active,
-                                    int out, int n_terms)
+                                    int out, int n_terms, dif_vidx vidx)
 {
     lincomb_kernel<<<blocks_for((long)n_active * dm->unknowns), THREADS>>>(
-        *dm, b->vec, (const int *)b->active, (const int *)b->vidx, (const dif_c *)b->coef,
-        n_active, out, n_terms);
+        *dm, b->vec, (const int *)b->active, vidx, (const dif_c *)b->coef, n_active, out, n_terms);
     return (int)cudaGetLastError();
 }

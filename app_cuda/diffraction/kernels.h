@@ -15,9 +15,10 @@ int orr_cuda_dif_pad(const dif_dims *dm, const dif_device_bufs *b, int n_active,
 int orr_cuda_dif_multiply(const dif_dims *dm, const dif_device_bufs *b, int n_active);
 int orr_cuda_dif_zop(const dif_dims *dm, const dif_device_bufs *b, int n_active, int in, int out);
 int orr_cuda_dif_crop(const dif_dims *dm, const dif_device_bufs *b, int n_active, int out);
-int orr_cuda_dif_dots(const dif_dims *dm, const dif_device_bufs *b, int n_active, int n_pairs);
+int orr_cuda_dif_dots(const dif_dims *dm, const dif_device_bufs *b, int n_active, int n_pairs,
+                      dif_vidx vidx);
 int orr_cuda_dif_lincomb(const dif_dims *dm, const dif_device_bufs *b, int n_active, int out,
-                         int n_terms);
+                         int n_terms, dif_vidx vidx);
 
 #ifdef __cplusplus
 }

@@ -132,14 +132,28 @@ static orr_status crop(orr_device *d, void *kern, const dif_dims *dm, const dif_
                "launching the crop kernel", err);
 }
 
+/* kernels.cl's vidx_t */
+typedef struct {
+    cl_int v[8];
+} ocl_vidx;
+
+static ocl_vidx vidx_of(dif_vidx v)
+{
+    ocl_vidx o;
+    for (int i = 0; i < 8; i++)
+        o.v[i] = v.v[i];
+    return o;
+}
+
 static orr_status dots(orr_device *d, void *kern, const dif_dims *dm, const dif_device_bufs *b,
-                       int n, int n_pairs, orr_error *err)
+                       int n, int n_pairs, dif_vidx vidx, orr_error *err)
 {
     ocl_dif *c = kern;
     const ocl_dif_dims o = dims_of(dm);
+    const ocl_vidx vi = vidx_of(vidx);
     const cl_int np = n_pairs;
-    const size_t sizes[] = {sizeof o, M, M, M, sizeof np, M};
-    const void *values[] = {&o, &b->vec, &b->active, &b->vidx, &np, &b->dots};
+    const size_t sizes[] = {sizeof o, M, M, sizeof vi, sizeof np, M};
+    const void *values[] = {&o, &b->vec, &b->active, &vi, &np, &b->dots};
     orr_status s = build(d, c, err);
     if (s == ORR_OK)
         s = ocl_set_args(c->dots, 6, sizes, values, err);
@@ -149,12 +163,13 @@ static orr_status dots(orr_device *d, void *kern, const dif_dims *dm, const dif_
 }
 
 static orr_status lincomb(orr_device *d, void *kern, const dif_dims *dm, const dif_device_bufs *b,
-                          int n, int out, int n_terms, orr_error *err)
+                          int n, int out, int n_terms, dif_vidx vidx, orr_error *err)
 {
     const ocl_dif_dims o = dims_of(dm);
+    const ocl_vidx vi = vidx_of(vidx);
     const cl_int na = n, vo = out, nt = n_terms;
-    const size_t sizes[] = {sizeof o, M, M, M, M, sizeof na, sizeof vo, sizeof nt};
-    const void *values[] = {&o, &b->vec, &b->active, &b->vidx, &b->coef, &na, &vo, &nt};
+    const size_t sizes[] = {sizeof o, M, M, sizeof vi, M, sizeof na, sizeof vo, sizeof nt};
+    const void *values[] = {&o, &b->vec, &b->active, &vi, &b->coef, &na, &vo, &nt};
     return run(d, kern, &((ocl_dif *)kern)->lincomb, (long)n * dm->unknowns, 8, sizes, values,
                "launching the vector update", err);
 }

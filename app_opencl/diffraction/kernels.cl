@@ -12,6 +12,10 @@ typedef struct {
     long unknowns, grid;
 } dims;
 
+typedef struct {
+    int v[8];
+} vidx_t;
+
 #define DOT_ITEMS 256
 
 static long mode_of_grid(const dims dm, long g)
@@ -96,13 +100,13 @@ __kernel void dif_crop(const dims dm, __global dif_c *vec, __global const dif_c 
  * fixed tree: the same bits on every run. */
 __kernel __attribute__((reqd_work_group_size(DOT_ITEMS, 1, 1)))
 void dif_dots(const dims dm, __global const dif_c *vec, __global const int *active,
-              __global const int *vidx, int n_pairs, __global dif_c *dots)
+              const vidx_t vidx, int n_pairs, __global dif_c *dots)
 {
     __local double re[DOT_ITEMS], im[DOT_ITEMS];
     const int lid = get_local_id(0), grp = get_group_id(0);
     const int a = grp / n_pairs, k = grp % n_pairs, b = active[a];
-    __global const dif_c *x = vec + vec_at(dm, vidx[2 * k], b);
-    __global const dif_c *y = vec + vec_at(dm, vidx[2 * k + 1], b);
+    __global const dif_c *x = vec + vec_at(dm, vidx.v[2 * k], b);
+    __global const dif_c *y = vec + vec_at(dm, vidx.v[2 * k + 1], b);
     double sr = 0, si = 0;
     for (long i = lid; i < dm.unknowns; i += DOT_ITEMS) {
         const dif_c u = x[i], v = y[i];
@@ -126,8 +130,8 @@ void dif_dots(const dims dm, __global const dif_c *vec, __global const int *acti
 }
 
 __kernel void dif_lincomb(const dims dm, __global dif_c *vec, __global const int *active,
-                          __global const int *vidx, __global const dif_c *coef, int n_active,
-                          int out, int n_terms)
+                          const vidx_t vidx, __global const dif_c *coef, int n_active, int out,
+                          int n_terms)
 {
     const long total = dm.unknowns * n_active;
     for (long t = get_global_id(0); t < total; t += get_global_size(0)) {
@@ -135,7 +139,7 @@ __kernel void dif_lincomb(const dims dm, __global dif_c *vec, __global const int
         const long i = t % dm.unknowns;
         dif_c sum = {0.0, 0.0};
         for (int k = 0; k < n_terms; k++)
-            sum = dif_cfma(coef[a * n_terms + k], vec[vec_at(dm, vidx[k], b) + i], sum);
+            sum = dif_cfma(coef[a * n_terms + k], vec[vec_at(dm, vidx.v[k], b) + i], sum);
         vec[vec_at(dm, out, b) + i] = sum;
     }
 }

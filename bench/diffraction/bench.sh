@@ -2,7 +2,7 @@
 # The diffraction benchmark (docs/diffraction.md; results in
 # bench/diffraction/RESULTS.md): every app side by side in one run on the
 # same work units, 2D contact holes with M = 2MX + 1 = 15, 31 and 63 orders
-# a direction, 16 slices, 32 spectrum points solved together. Per app: the
+# a direction, 16 slices, 128 spectrum points solved together. Per app: the
 # operator's time per point and product and its bandwidth (`diffraction
 # --bench`), the solve's time per point; then the CPU app's threads
 # scaling on the M = 31 unit. Apps that are not built or have no device
@@ -28,7 +28,7 @@ material si nk 400 5.57 0.387
 material si nk 700 3.78 0.008
 layer thickness=150 background=resist slices=16
 shape ellipse material=air x=0 y=0 rx=90 ry=90
-wavelength_range 410 690 8
+wavelength_range 410 690 32
 theta 0 15 30 45
 X
 }
@@ -50,13 +50,13 @@ run() { # run LABEL APP ARGS...: one line of the table
 echo "diffraction benchmark, $(date -u +%Y-%m-%d), $(nproc) CPU threads; GPU: $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null || echo none)"
 for m in 15 31 63; do
     unit "$m" >"$work/m$m.txt"
-    echo "M = $m ($m x $m orders, 16 slices, 32 points):"
+    echo "M = $m ($m x $m orders, 16 slices, 128 points):"
     echo "  app                    s/product/pt  s/product  GB/s(passes) GB/s(least) s/point  its/pt"
     run "CPU, $threads threads" "$build/app_cpu/orrery_cpu" -w "$work/m$m.txt" --nthreads "$threads"
     run "CUDA" "$build/app_cuda/orrery_cuda" -w "$work/m$m.txt"
     run "OpenCL" "$build/app_opencl/orrery_opencl" -w "$work/m$m.txt"
 done
-echo "CPU threads scaling, M = 31 (solve time for 32 points; speed-up; efficiency):"
+echo "CPU threads scaling, M = 31 (solve time for 128 points; speed-up; efficiency):"
 base=
 for t in 1 2 4 8 16 32; do
     [ "$t" -le "$threads" ] || break

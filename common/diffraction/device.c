@@ -27,7 +27,7 @@ struct dif_ctx {
 static void bufs_free(orr_device *d, dif_device_bufs *b)
 {
     orr_dmem *all[] = {&b->vec, &b->grid, &b->spectra, &b->mt, &b->lay, &b->spectrum_of,
-                       &b->layer_first, &b->active, &b->vidx, &b->coef, &b->dots};
+                       &b->layer_first, &b->active, &b->coef, &b->dots};
     for (size_t i = 0; i < ORR_ARRAY_LEN(all); i++)
         if (*all[i]) {
             d->api->release(d, *all[i]);
@@ -64,8 +64,6 @@ static orr_status bufs_alloc(orr_device *d, const dif_dims *dm, const dif_setup 
                                    &b->layer_first, err);
     if (st == ORR_OK)
         st = orr_device_upload_new(d, NULL, cap * sizeof(int), &b->active, err);
-    if (st == ORR_OK)
-        st = orr_device_upload_new(d, NULL, 8 * sizeof(int), &b->vidx, err);
     if (st == ORR_OK)
         st = orr_device_upload_new(d, NULL, 4 * cap * c16, &b->coef, err);
     if (st == ORR_OK)
@@ -191,11 +189,13 @@ static orr_status gpu_dots(dif_ctx *c, const int *active, int n, int n_pairs, co
                            double complex *dots, orr_error *err)
 {
     orr_device *d = c->g->dev;
+    if (n_pairs > 4)
+        return orr_fail(err, ORR_ERR_INTERNAL, "%d dot products a point (at most 4)", n_pairs);
+    dif_vidx vidx = {{0}};
+    memcpy(vidx.v, v, 2 * (size_t)n_pairs * sizeof *v);
     orr_status st = set_active(c, active, n, err);
     if (st == ORR_OK)
-        st = d->api->upload(d, c->b.vidx, 0, v, 2 * (size_t)n_pairs * sizeof(int), err);
-    if (st == ORR_OK)
-        st = c->g->k->dots(d, c->g->kern, &c->dm, &c->b, n, n_pairs, err);
+        st = c->g->k->dots(d, c->g->kern, &c->dm, &c->b, n, n_pairs, vidx, err);
     if (st == ORR_OK)
         st = d->api->download(d, dots, c->b.dots, 0, (size_t)n * n_pairs * sizeof *dots, err);
     return st == ORR_OK ? d->api->finish(d, 0, err) : st;
@@ -207,12 +207,13 @@ static orr_status gpu_lincomb(dif_ctx *c, const int *active, int n, int out, int
     orr_device *d = c->g->dev;
     if (n_terms > 4)
         return orr_fail(err, ORR_ERR_INTERNAL, "lincomb of %d terms (at most 4)", n_terms);
+    dif_vidx vidx = {{0}};
+    memcpy(vidx.v, v, (size_t)n_terms * sizeof *v);
     orr_status st = set_active(c, active, n, err);
     if (st == ORR_OK)
-        st = d->api->upload(d, c->b.vidx, 0, v, (size_t)n_terms * sizeof(int), err);
-    if (st == ORR_OK)
         st = d->api->upload(d, c->b.coef, 0, coef, (size_t)n * n_terms * sizeof *coef, err);
-    return st == ORR_OK ? c->g->k->lincomb(d, c->g->kern, &c->dm, &c->b, n, out, n_terms, err) : st;
+    return st == ORR_OK ? c->g->k->lincomb(d, c->g->kern, &c->dm, &c->b, n, out, n_terms, vidx, err)
+                        : st;
 }
 
 static size_t vec_offset(const dif_ctx *c, int b, int v)

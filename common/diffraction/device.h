@@ -30,12 +30,12 @@ typedef struct {
     /* vector out = grid[a] cropped (the convolution alone). */
     orr_status (*crop)(orr_device *d, void *kern, const dif_dims *dm, const dif_device_bufs *b,
                        int n_active, int out, orr_error *err);
-    /* dots[a][k] = <v[vidx[2k]], v[vidx[2k+1]]>, each summed in a fixed order. */
+    /* dots[a][k] = <v[vidx.v[2k]], v[vidx.v[2k+1]]>, each summed in a fixed order. */
     orr_status (*dots)(orr_device *d, void *kern, const dif_dims *dm, const dif_device_bufs *b,
-                       int n_active, int n_pairs, orr_error *err);
-    /* vector out = sum_k coef[a][k] v[vidx[k]] */
+                       int n_active, int n_pairs, dif_vidx vidx, orr_error *err);
+    /* vector out = sum_k coef[a][k] v[vidx.v[k]] */
     orr_status (*lincomb)(orr_device *d, void *kern, const dif_dims *dm, const dif_device_bufs *b,
-                          int n_active, int out, int n_terms, orr_error *err);
+                          int n_active, int out, int n_terms, dif_vidx vidx, orr_error *err);
     void (*release)(orr_device *d, void *kern);
 } dif_device_kernels;
 

@@ -25,9 +25,14 @@ typedef struct {
     orr_dmem spectrum_of;   /* int [capacity] */
     orr_dmem layer_first;   /* int [n_layers + 1] */
     orr_dmem active;        /* int [capacity]: batch positions of the active points */
-    orr_dmem vidx;          /* int [8]: the vectors of a dots or lincomb */
     orr_dmem coef;          /* complex [capacity][4] */
     orr_dmem dots;          /* complex [capacity][4] */
 } dif_device_bufs;
+
+/* The vectors a dots or lincomb works on, passed by value with the launch
+ * (an upload would cost the host a wait each time). */
+typedef struct {
+    int v[8];
+} dif_vidx;
 
 #endif
