@@ -66,24 +66,79 @@ double complex dif_contrast_coefficient(const dif_workunit *wu, const dif_setup 
     return c;
 }
 
-/* The coefficients |p| < kx, |q| < ky of every slice on the padded grid
- * (index p mod fft_x, q mod fft_y), zero elsewhere. */
-static void place_coefficients(const dif_workunit *wu, const dif_setup *s,
-                               const double complex *eps, double complex eps1, double complex *out)
+static const dif_layer *layer_of(const dif_workunit *wu, const dif_setup *s, int slice)
 {
-    const size_t grid = (size_t)s->fft_x * s->fft_y;
-    memset(out, 0, (size_t)s->nz * grid * sizeof *out);
-    for (int i = 0; i < s->nz; i++)
-        for (int q = -(s->ky - 1); q <= s->ky - 1; q++)
-            for (int p = -(s->kx - 1); p <= s->kx - 1; p++) {
-                const size_t at = (size_t)((q + s->fft_y) % s->fft_y) * s->fft_x +
-                                  (size_t)((p + s->fft_x) % s->fft_x);
-                out[i * grid + at] = dif_contrast_coefficient(wu, s, i, eps, eps1, p, q);
-            }
+    return &wu->layers[wu->n_layers - 1 - s->layer_of_slice[slice]];
 }
 
-orr_status dif_contrast_spectra(const dif_workunit *wu, const dif_setup *s, double lambda,
-                                double complex *out, orr_error *err)
+orr_status dif_contrast_init(const dif_workunit *wu, const dif_setup *s, dif_contrast *c,
+                             orr_error *err)
+{
+    memset(c, 0, sizeof *c);
+    c->np = 2 * s->kx - 1;
+    c->nq = 2 * s->ky - 1;
+    const size_t per = (size_t)c->np * c->nq;
+    size_t total = 0;
+    if (!(c->first = malloc((size_t)s->nz * sizeof *c->first)))
+        return orr_fail(err, ORR_ERR_NOMEM, "out of memory");
+    for (int i = 0; i < s->nz; i++) {
+        c->first[i] = total;
+        total += per * layer_of(wu, s, i)->n_shapes;
+    }
+    c->bytes = (double)total * sizeof *c->chi;
+    if (total && !(c->chi = malloc(total * sizeof *c->chi))) {
+        dif_contrast_free(c);
+        return orr_fail(err, ORR_ERR_NOMEM, "out of memory for the shapes' coefficients (%.3g bytes)",
+                        c->bytes);
+    }
+    for (int i = 0; i < s->nz; i++) {
+        const dif_layer *ly = layer_of(wu, s, i);
+        const int l = s->layer_of_slice[i];
+        const double t = s->z[i] - (s->z[s->layer_first[l]] - s->slice_h[l] / 2);
+        double complex *out = c->chi + c->first[i];
+        for (int k = 0; k < ly->n_shapes; k++)
+            for (int q = 0; q < c->nq; q++)
+                for (int p = 0; p < c->np; p++)
+                    *out++ = shape_coefficient(wu, &wu->shapes[ly->first_shape + k], t,
+                                               p - (s->kx - 1), q - (s->ky - 1));
+    }
+    return ORR_OK;
+}
+
+void dif_contrast_free(dif_contrast *c)
+{
+    free(c->first);
+    free(c->chi);
+    memset(c, 0, sizeof *c);
+}
+
+/* The coefficients of every slice at the permittivities eps on the padded
+ * grid (index p mod fft_x, q mod fft_y), zero elsewhere. */
+static void place_coefficients(const dif_workunit *wu, const dif_setup *s, const dif_contrast *c,
+                               const double complex *eps, double complex eps1, double complex *out)
+{
+    const size_t grid = (size_t)s->fft_x * s->fft_y, per = (size_t)c->np * c->nq;
+    memset(out, 0, (size_t)s->nz * grid * sizeof *out);
+    for (int i = 0; i < s->nz; i++) {
+        const dif_layer *ly = layer_of(wu, s, i);
+        const double complex bg = eps[ly->background];
+        double complex *o = out + i * grid;
+        o[0] = bg - eps1;
+        for (int k = 0; k < ly->n_shapes; k++) {
+            const double complex w = eps[wu->shapes[ly->first_shape + k].material] - bg;
+            const double complex *chi = c->chi + c->first[i] + k * per;
+            for (int q = 0; q < c->nq; q++)
+                for (int p = 0; p < c->np; p++) {
+                    const int pp = p - (s->kx - 1), qq = q - (s->ky - 1);
+                    o[(size_t)((qq + s->fft_y) % s->fft_y) * s->fft_x + (pp + s->fft_x) % s->fft_x] +=
+                        w * chi[(size_t)q * c->np + p];
+                }
+        }
+    }
+}
+
+orr_status dif_contrast_spectra(const dif_workunit *wu, const dif_setup *s, const dif_contrast *c,
+                                double lambda, double complex *out, orr_error *err)
 {
     double complex *eps = malloc((size_t)wu->n_materials * sizeof *eps);
     if (!eps)
@@ -92,7 +147,7 @@ orr_status dif_contrast_spectra(const dif_workunit *wu, const dif_setup *s, doub
     for (int m = 0; st == ORR_OK && m < wu->n_materials; m++)
         st = dif_material_eps(wu, m, lambda, &eps[m], err);
     if (st == ORR_OK)
-        place_coefficients(wu, s, eps, eps[wu->superstrate], out);
+        place_coefficients(wu, s, c, eps, eps[wu->superstrate], out);
     free(eps);
     if (st != ORR_OK)
         return st;

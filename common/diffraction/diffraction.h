@@ -140,12 +140,26 @@ void dif_point_free(dif_point *pt);
 /* One point's Rayleigh check alone (plan runs it on every point first). */
 orr_status dif_point_check(const dif_workunit *wu, const dif_setup *s, int p, orr_error *err);
 
+/* The shapes' Fourier coefficients (p, q), |p| < kx, |q| < ky, of every
+ * slice, made once a work unit: they do not depend on the wavelength, and
+ * made per wavelength (J1 and complex exponentials) they cost a 2D work
+ * unit as much as its solves and were serial. */
+typedef struct {
+    int np, nq;              /* 2 kx - 1, 2 ky - 1 */
+    size_t *first;           /* [nz]: the slice's first shape's coefficients in chi */
+    double complex *chi;     /* per slice, per shape of its layer: np * nq (q-major) */
+    double bytes;
+} dif_contrast;
+orr_status dif_contrast_init(const dif_workunit *wu, const dif_setup *s, dif_contrast *c,
+                             orr_error *err);
+void dif_contrast_free(dif_contrast *c);
+
 /* The contrast spectrum of every slice at lambda: for slice i the forward
  * FFT of the padded Fourier coefficients of eps - eps1 (fft_y x fft_x
  * complex, row-major), which the padded-FFT convolution multiplies by.
  * out: nz * fft_x * fft_y complex. */
-orr_status dif_contrast_spectra(const dif_workunit *wu, const dif_setup *s, double lambda,
-                                double complex *out, orr_error *err);
+orr_status dif_contrast_spectra(const dif_workunit *wu, const dif_setup *s, const dif_contrast *c,
+                                double lambda, double complex *out, orr_error *err);
 /* The exact Fourier coefficient (p, q) of slice i's contrast at lambda (the
  * coefficient of e^{2 pi i (p x / LX + q y / LY)}). */
 double complex dif_contrast_coefficient(const dif_workunit *wu, const dif_setup *s, int slice,

@@ -35,7 +35,7 @@ orr_status dif_job_batch_prepare(dif_job *job, int first, int n, dif_batch *b, o
         job->points[i] = p;
         st = dif_point_init(&job->wu, &job->s, p, &job->pt[i], err);
         if (st == ORR_OK && lambda != last_lambda) {
-            st = dif_contrast_spectra(&job->wu, &job->s, job->wu.wavelengths[lambda],
+            st = dif_contrast_spectra(&job->wu, &job->s, &job->contrast, job->wu.wavelengths[lambda],
                                       job->spectra + per * n_spectra, err);
             last_lambda = lambda;
             n_spectra++;
@@ -312,6 +312,7 @@ void dif_job_free(void *p)
     free(job->spectra);
     free(job->w);
     free(job->payload);
+    dif_contrast_free(&job->contrast);
     dif_setup_free(&job->s);
     dif_workunit_free(&job->wu);
     free(job);
@@ -335,6 +336,8 @@ orr_status dif_job_plan(const void *opts, orr_backend *be, void **out, orr_error
     }
     if (s == ORR_OK)
         s = job_alloc(job, err);
+    if (s == ORR_OK)
+        s = dif_contrast_init(&job->wu, &job->s, &job->contrast, err);
     if (s != ORR_OK) {
         dif_job_free(job);
         return s;

@@ -50,6 +50,7 @@ typedef struct {
     int *points, *spectrum_of;
     double complex *spectra;  /* [capacity][nz][grid] */
     double complex *w;        /* one vector */
+    dif_contrast contrast;    /* the shapes' coefficients, made once */
     int started;
     double t0;
 } dif_job;

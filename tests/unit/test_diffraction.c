@@ -319,7 +319,10 @@ static void check_conv(const char *text)
     double complex *spectra = malloc(grid * sizeof *spectra), eps[8];
     double complex *x = malloc(s->unknowns * sizeof *x), *w = malloc(s->unknowns * sizeof *w);
     dif_conv_scratch *scr;
-    CU_ASSERT_EQUAL_FATAL(dif_contrast_spectra(&pr.wu, s, lambda, spectra, &err), ORR_OK);
+    dif_contrast cache;
+    CU_ASSERT_EQUAL_FATAL(dif_contrast_init(&pr.wu, s, &cache, &err), ORR_OK);
+    CU_ASSERT_EQUAL_FATAL(dif_contrast_spectra(&pr.wu, s, &cache, lambda, spectra, &err), ORR_OK);
+    dif_contrast_free(&cache);
     CU_ASSERT_EQUAL_FATAL(dif_conv_scratch_create(s, &scr, &err), ORR_OK);
     for (size_t i = 0; i < s->unknowns; i++)
         x[i] = random_c();
