@@ -12,21 +12,14 @@
 #define THREADS 256
 #define DOT_THREADS 256
 
-/* Order (a, b) of the mode block at grid index g of a padded slice, or -1. */
 __device__ static long mode_of_grid(const dif_dims dm, long g)
 {
-    const int gx = (int)(g % dm.fft_x), gy = (int)(g / dm.fft_x);
-    const int m = gx < (dm.fft_x + 1) / 2 ? gx : gx - dm.fft_x;   /* fft 1: 0 */
-    const int n = gy < (dm.fft_y + 1) / 2 ? gy : gy - dm.fft_y;
-    if (m < -dm.mx || m > dm.mx || n < -dm.my || n > dm.my)
-        return -1;
-    return (long)(n + dm.my) * dm.kx + (m + dm.mx);
+    return dif_mode_of_grid(g, dm.kx, dm.mx, dm.my, dm.fft_x, dm.fft_y);
 }
 
 __device__ static long grid_of_mode(const dif_dims dm, int q)
 {
-    const int m = q % dm.kx - dm.mx, n = q / dm.kx - dm.my;
-    return (long)((n + dm.fft_y) % dm.fft_y) * dm.fft_x + (m + dm.fft_x) % dm.fft_x;
+    return dif_grid_of_mode(q, dm.kx, dm.mx, dm.my, dm.fft_x, dm.fft_y);
 }
 
 __device__ static dif_c *vec_at(const dif_dims dm, void *vec, int v, int b)

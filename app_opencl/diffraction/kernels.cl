@@ -20,18 +20,12 @@ typedef struct {
 
 static long mode_of_grid(const dims dm, long g)
 {
-    const int gx = (int)(g % dm.fft_x), gy = (int)(g / dm.fft_x);
-    const int m = gx < (dm.fft_x + 1) / 2 ? gx : gx - dm.fft_x;   /* fft 1: 0 */
-    const int n = gy < (dm.fft_y + 1) / 2 ? gy : gy - dm.fft_y;
-    if (m < -dm.mx || m > dm.mx || n < -dm.my || n > dm.my)
-        return -1;
-    return (long)(n + dm.my) * dm.kx + (m + dm.mx);
+    return dif_mode_of_grid(g, dm.kx, dm.mx, dm.my, dm.fft_x, dm.fft_y);
 }
 
 static long grid_of_mode(const dims dm, int q)
 {
-    const int m = q % dm.kx - dm.mx, n = q / dm.kx - dm.my;
-    return (long)((n + dm.fft_y) % dm.fft_y) * dm.fft_x + (m + dm.fft_x) % dm.fft_x;
+    return dif_grid_of_mode(q, dm.kx, dm.mx, dm.my, dm.fft_x, dm.fft_y);
 }
 
 static long vec_at(const dims dm, int v, int b)

@@ -59,11 +59,9 @@ void dif_conv_scratch_destroy(dif_conv_scratch *c)
     free(c);
 }
 
-/* Grid index of order (a, b) of the mode block (a < kx, b < ky). */
-static size_t grid_at(const dif_setup *s, int a, int b)
+static size_t grid_at(const dif_setup *s, int q)
 {
-    const int m = a - (s->kx - 1) / 2, n = b - (s->ky - 1) / 2;
-    return (size_t)((n + s->fft_y) % s->fft_y) * s->fft_x + (size_t)((m + s->fft_x) % s->fft_x);
+    return (size_t)dif_grid_of_mode(q, s->kx, (s->kx - 1) / 2, (s->ky - 1) / 2, s->fft_x, s->fft_y);
 }
 
 orr_status dif_conv_point(const dif_setup *s, dif_conv_scratch *c, const double complex *spectra,
@@ -76,14 +74,14 @@ orr_status dif_conv_point(const dif_setup *s, dif_conv_scratch *c, const double 
         double complex *wi = w + (size_t)i * s->n_modes;
         memset(c->grid, 0, grid * sizeof *c->grid);
         for (int q = 0; q < s->n_modes; q++)
-            c->grid[grid_at(s, q % s->kx, q / s->kx)] = xi[q];
+            c->grid[grid_at(s, q)] = xi[q];
         st = spec_execute(c->fwd, c->grid, c->grid, err);
         for (size_t k = 0; st == ORR_OK && k < grid; k++)
             c->grid[k] *= si[k];
         if (st == ORR_OK)
             st = spec_execute(c->inv, c->grid, c->grid, err);
         for (int q = 0; st == ORR_OK && q < s->n_modes; q++)
-            wi[q] = c->grid[grid_at(s, q % s->kx, q / s->kx)];
+            wi[q] = c->grid[grid_at(s, q)];
     }
     return st;
 }

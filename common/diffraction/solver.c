@@ -104,36 +104,30 @@ orr_status dif_solver_true_residual(dif_solver *sv, int n, orr_error *err)
     return st;
 }
 
-/* Positions active[0..n): r = b - A x, r^ = r, p = v = 0, scalars 1;
- * residual from |r|. */
+/* Positions active[0..n): r = b - A x (the true residual), r^ = r,
+ * p = v = 0, scalars 1. */
 static orr_status restart(dif_solver *sv, int n, orr_error *err)
 {
     const dif_ops *o = sv->ops.ops;
-    orr_status st = o->matvec(sv->ctx, sv->active, n, DIF_VX, DIF_VT, err);
-    for (int a = 0; st == ORR_OK && a < n; a++) {
-        sv->coef[2 * a] = 1;
-        sv->coef[2 * a + 1] = -1;
-    }
-    if (st == ORR_OK)
-        st = o->lincomb(sv->ctx, sv->active, n, DIF_VR, 2, (const int[]){DIF_VB, DIF_VT}, sv->coef, err);
+    orr_status st = dif_solver_true_residual(sv, n, err);
+    static const int t[1] = {DIF_VT};
     for (int a = 0; st == ORR_OK && a < n; a++)
         sv->coef[a] = 1;
     if (st == ORR_OK)
-        st = o->lincomb(sv->ctx, sv->active, n, DIF_VRHAT, 1, (const int[]){DIF_VR}, sv->coef, err);
+        st = o->lincomb(sv->ctx, sv->active, n, DIF_VR, 1, t, sv->coef, err);
+    if (st == ORR_OK)
+        st = o->lincomb(sv->ctx, sv->active, n, DIF_VRHAT, 1, t, sv->coef, err);
     for (int a = 0; st == ORR_OK && a < n; a++)
         sv->coef[a] = 0;
     if (st == ORR_OK)
-        st = o->lincomb(sv->ctx, sv->active, n, DIF_VP, 1, (const int[]){DIF_VR}, sv->coef, err);
+        st = o->lincomb(sv->ctx, sv->active, n, DIF_VP, 1, t, sv->coef, err);
     if (st == ORR_OK)
-        st = o->lincomb(sv->ctx, sv->active, n, DIF_VV, 1, (const int[]){DIF_VR}, sv->coef, err);
-    if (st == ORR_OK)
-        st = o->dots(sv->ctx, sv->active, n, 1, (const int[]){DIF_VR, DIF_VR}, sv->dots, err);
+        st = o->lincomb(sv->ctx, sv->active, n, DIF_VV, 1, t, sv->coef, err);
     for (int a = 0; st == ORR_OK && a < n; a++) {
         dif_solve_state *p = &sv->st[sv->active[a]];
         cset(p->rho, 1);
         cset(p->alpha, 1);
         cset(p->omega, 1);
-        p->residual = sqrt(creal(sv->dots[a])) / p->norm_b;
     }
     return st;
 }

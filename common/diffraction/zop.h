@@ -50,6 +50,27 @@ static inline ORR_HD dif_c dif_csub(dif_c a, dif_c b)
     return r;
 }
 
+/* ---- the padded grid of one slice (docs/diffraction.md section 5) ----
+ * Order q = b kx + a, i.e. (m, n) = (a - mx, b - my), sits at column
+ * m mod fft_x and row n mod fft_y: the convolution is circular on the grid. */
+
+static inline ORR_HD long dif_grid_of_mode(int q, int kx, int mx, int my, int fft_x, int fft_y)
+{
+    const int m = q % kx - mx, n = q / kx - my;
+    return (long)((n + fft_y) % fft_y) * fft_x + (m + fft_x) % fft_x;
+}
+
+/* The order at grid index g, or -1 where the grid holds padding. */
+static inline ORR_HD long dif_mode_of_grid(long g, int kx, int mx, int my, int fft_x, int fft_y)
+{
+    const int gx = (int)(g % fft_x), gy = (int)(g / fft_x);
+    const int m = gx < (fft_x + 1) / 2 ? gx : gx - fft_x;   /* a grid of 1 (a line grating's y): 0 */
+    const int n = gy < (fft_y + 1) / 2 ? gy : gy - fft_y;
+    if (m < -mx || m > mx || n < -my || n > my)
+        return -1;
+    return (long)(n + my) * kx + (m + mx);
+}
+
 /* Per order and layer (bottom up), DIF_LAYER_TABLE entries:
  *   P   e^{i kz h}                 step between slices of the layer
  *   PS  e^{i kz h} s               its added product
