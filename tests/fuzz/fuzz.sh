@@ -18,7 +18,7 @@ set -eu
 
 src=${FUZZ_SRCDIR:?}
 out=${FUZZ_DIR:?}
-targets=${FUZZ_TARGETS:-params stars checkpoint npy spectral validate cli}
+targets=${FUZZ_TARGETS:-params stars checkpoint npy spectral validate cli diffraction diffraction_checkpoint}
 cc=${FUZZ_CC:-clang}
 jobs=${FUZZ_JOBS:-$(nproc 2>/dev/null || echo 2)}
 san="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
