@@ -151,8 +151,9 @@ static orr_status check_states(const dif_job *job, const dif_ckpt_head *h,
         if (s->point != h->next_point + b || s->status < DIF_RUNNING || s->status > DIF_STOPPED ||
             s->iterations < 0 || s->iterations > job->wu.solver.max_iterations ||
             s->restarts < 0 || s->restarts > job->wu.solver.max_iterations ||
-            !(s->norm_b > 0) || !isfinite(s->rho[0] + s->rho[1] + s->alpha[0] + s->alpha[1] +
-                                          s->omega[0] + s->omega[1]))
+            !(s->norm_b > 0) || !isfinite(s->norm_b) || !isfinite(s->residual) ||
+            !isfinite(s->rho[0] + s->rho[1] + s->alpha[0] + s->alpha[1] + s->omega[0] +
+                      s->omega[1]))
             return orr_fail(err, ORR_ERR_CHECKPOINT, "solver state %d does not fit", b);
         running += s->status == DIF_RUNNING;
     }

@@ -113,12 +113,11 @@ static void extent(const dif_workunit *wu, const dif_shape *sh, double t, double
     }
 }
 
-/* The distance of two centres on a circle of length period, each centre
- * first placed in [0, period). */
+/* The distance of two centres on a circle of length period. Each centre
+ * is reduced into (-period, period) first (fmod is exact), never shifted
+ * by a period: a huge period swallows a small negative centre added to it. */
 static double circle_distance(double a, double b, double period)
 {
-    /* each centre reduced into (-period, period) first, never shifted by a
-     * period: a huge period swallows a small negative centre added to it */
     const double d = fmod(fabs(fmod(a, period) - fmod(b, period)), period);
     return fmin(d, period - d);
 }
