@@ -178,15 +178,19 @@ static orr_status point_waves(const dif_workunit *wu, const dif_setup *s, int p,
     return ORR_OK;
 }
 
-static orr_status point_alloc(const dif_setup *s, dif_point *pt, orr_error *err)
+/* A point's arrays: the wave numbers, and with tables the z operator's
+ * (the Rayleigh check needs only the first). */
+static orr_status point_alloc(const dif_setup *s, int tables, dif_point *pt, orr_error *err)
 {
     memset(pt, 0, sizeof *pt);
     const size_t m = (size_t)s->n_modes;
     pt->kz1 = malloc(m * sizeof *pt->kz1);
     pt->kz2 = malloc(m * sizeof *pt->kz2);
-    pt->mt = malloc(m * DIF_MODE_TABLE * sizeof *pt->mt);
-    pt->lay = malloc(m * (size_t)s->n_layers * DIF_LAYER_TABLE * sizeof *pt->lay);
-    if (!pt->kz1 || !pt->kz2 || !pt->mt || !pt->lay) {
+    if (tables) {
+        pt->mt = malloc(m * DIF_MODE_TABLE * sizeof *pt->mt);
+        pt->lay = malloc(m * (size_t)s->n_layers * DIF_LAYER_TABLE * sizeof *pt->lay);
+    }
+    if (!pt->kz1 || !pt->kz2 || (tables && (!pt->mt || !pt->lay))) {
         dif_point_free(pt);
         return orr_fail(err, ORR_ERR_NOMEM, "out of memory for a point's tables");
     }
@@ -196,7 +200,7 @@ static orr_status point_alloc(const dif_setup *s, dif_point *pt, orr_error *err)
 orr_status dif_point_init(const dif_workunit *wu, const dif_setup *s, int p, dif_point *pt,
                           orr_error *err)
 {
-    orr_status st = point_alloc(s, pt, err);
+    orr_status st = point_alloc(s, 1, pt, err);
     if (st == ORR_OK)
         st = point_waves(wu, s, p, pt, err);
     if (st != ORR_OK) {
@@ -219,7 +223,7 @@ orr_status dif_point_init(const dif_workunit *wu, const dif_setup *s, int p, dif
 orr_status dif_point_check(const dif_workunit *wu, const dif_setup *s, int p, orr_error *err)
 {
     dif_point pt;
-    orr_status st = point_alloc(s, &pt, err);
+    orr_status st = point_alloc(s, 0, &pt, err);
     if (st == ORR_OK)
         st = point_waves(wu, s, p, &pt, err);
     dif_point_free(&pt);
