@@ -1,7 +1,8 @@
 /* The CPU backend's diffraction ops: the reference's (common/diffraction/
- * reference.c) spread over the backend's threads, a batch's points
- * divided among them. The work is FFTs on the spectral kernels' SIMD
- * paths and the z sweeps; nothing here needs code of its own. */
+ * reference.c) on the backend's threads, one lane a thread (ops.h: the
+ * solver takes each lane a point at a time through whole iterations).
+ * The work is FFTs on the spectral kernels' SIMD paths and the z sweeps;
+ * nothing here needs code of its own. */
 #include "../cpu_backend.h"
 #include "diffraction/ops.h"
 

@@ -82,7 +82,7 @@ static orr_status time_solve(dif_job *job, const dif_batch *b, orr_error *err)
     orr_status st = dif_solver_start(&job->sv, b, err);
     int left = 1;
     while (st == ORR_OK && left)
-        st = dif_solver_iterate(&job->sv, &left, err);
+        st = dif_solver_run(&job->sv, 1e9, &left, err);
     const double t = orr_runtime_seconds() - t0;
     long iterations = 0;
     for (int p = 0; p < b->n; p++)

@@ -236,8 +236,18 @@ static orr_status gpu_write(dif_ctx *c, int b, int v, const double complex *host
                           err);
 }
 
-static const dif_ops gpu_ops = {gpu_open, gpu_close, gpu_load, gpu_matvec, gpu_conv,
-                                gpu_dots, gpu_lincomb, gpu_read, gpu_write};
+/* No lanes: every launch takes the whole batch. */
+static const dif_ops gpu_ops = {
+    .open = gpu_open,
+    .close = gpu_close,
+    .load = gpu_load,
+    .matvec = gpu_matvec,
+    .conv = gpu_conv,
+    .dots = gpu_dots,
+    .lincomb = gpu_lincomb,
+    .read = gpu_read,
+    .write = gpu_write,
+};
 
 static void gpu_release(void *state)
 {

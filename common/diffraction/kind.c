@@ -112,10 +112,9 @@ static orr_status dif_step(void *p, orr_step *out, orr_error *err)
         }
         st = batch_start(job, err);
     }
-    const double t0 = orr_runtime_seconds();
     int left = 1;
-    while (st == ORR_OK && left && orr_runtime_seconds() - t0 < STEP_SECONDS)
-        st = dif_solver_iterate(&job->sv, &left, err);
+    if (st == ORR_OK)
+        st = dif_solver_run(&job->sv, STEP_SECONDS, &left, err);
     if (st == ORR_OK)
         st = batch_record(job, err);
     if (st != ORR_OK)

@@ -52,6 +52,16 @@ typedef struct {
     /* Host copies of vector v of batch position b, both ways. */
     orr_status (*read)(dif_ctx *ctx, int b, int v, double complex *host, orr_error *err);
     orr_status (*write)(dif_ctx *ctx, int b, int v, const double complex *host, orr_error *err);
+    /* Optional (a CPU's): lanes, views of ctx that run the ops above on
+     * one thread with scratch of their own over the same storage (a lane
+     * touches only the positions it is given). run_lanes calls fn(arg,
+     * lane i, i) for every i < lanes(ctx) at once. The solver then takes
+     * each lane's share of the points through a whole iteration one point
+     * at a time, so a point's vectors stay in its core's cache from op to
+     * op and the threads wake once an iteration. NULL: every op takes the
+     * whole batch, as a GPU wants. The results are the same bits. */
+    int (*lanes)(const dif_ctx *ctx);
+    void (*run_lanes)(dif_ctx *ctx, void (*fn)(void *arg, dif_ctx *lane, int i), void *arg);
 } dif_ops;
 
 /* The reference; its state is an orr_pool * whose threads share each

@@ -19,6 +19,7 @@ struct dif_conv_scratch {
     spec_plan *fwd, *inv;   /* one slice */
     double complex *grid;   /* one padded grid */
     double complex *w;      /* one vector: the convolution inside a product */
+    size_t *at;             /* [n_modes]: each order's place in the grid */
 };
 
 orr_status dif_conv_scratch_create(const dif_setup *s, dif_conv_scratch **out, orr_error *err)
@@ -26,11 +27,15 @@ orr_status dif_conv_scratch_create(const dif_setup *s, dif_conv_scratch **out, o
     dif_conv_scratch *c = calloc(1, sizeof *c);
     const size_t grid = (size_t)s->fft_x * s->fft_y;
     if (!c || !(c->grid = malloc(grid * sizeof *c->grid)) ||
-        !(c->w = malloc(s->unknowns * sizeof *c->w))) {
+        !(c->w = malloc(s->unknowns * sizeof *c->w)) ||
+        !(c->at = malloc((size_t)s->n_modes * sizeof *c->at))) {
         dif_conv_scratch_destroy(c);
         return orr_fail(err, ORR_ERR_NOMEM, "out of memory for the convolution's grids (%zu bytes)",
                         grid * sizeof *c->grid);
     }
+    for (int q = 0; q < s->n_modes; q++)
+        c->at[q] = (size_t)dif_grid_of_mode(q, s->kx, (s->kx - 1) / 2, (s->ky - 1) / 2, s->fft_x,
+                                            s->fft_y);
     spec_desc d = {.kind = s->fft_y > 1 ? SPEC_FFT2 : SPEC_C2C, .precision = SPEC_F64,
                    .n = s->fft_y > 1 ? s->fft_y : s->fft_x, .n2 = s->fft_y > 1 ? s->fft_x : 0,
                    .batch = 1};
@@ -56,12 +61,19 @@ void dif_conv_scratch_destroy(dif_conv_scratch *c)
         spec_plan_destroy(c->inv);
     free(c->grid);
     free(c->w);
+    free(c->at);
     free(c);
 }
 
-static size_t grid_at(const dif_setup *s, int q)
+/* grid *= spectrum, in real arithmetic: C's complex product checks every
+ * result for NaN, which keeps the loop scalar (the values are the same). */
+static void multiply(double *restrict grid, const double *restrict spectrum, size_t n)
 {
-    return (size_t)dif_grid_of_mode(q, s->kx, (s->kx - 1) / 2, (s->ky - 1) / 2, s->fft_x, s->fft_y);
+    for (size_t k = 0; k < 2 * n; k += 2) {
+        const double a = grid[k], b = grid[k + 1], c = spectrum[k], d = spectrum[k + 1];
+        grid[k] = a * c - b * d;
+        grid[k + 1] = a * d + b * c;
+    }
 }
 
 orr_status dif_conv_point(const dif_setup *s, dif_conv_scratch *c, const double complex *spectra,
@@ -74,14 +86,14 @@ orr_status dif_conv_point(const dif_setup *s, dif_conv_scratch *c, const double 
         double complex *wi = w + (size_t)i * s->n_modes;
         memset(c->grid, 0, grid * sizeof *c->grid);
         for (int q = 0; q < s->n_modes; q++)
-            c->grid[grid_at(s, q)] = xi[q];
+            c->grid[c->at[q]] = xi[q];
         st = spec_execute(c->fwd, c->grid, c->grid, err);
-        for (size_t k = 0; st == ORR_OK && k < grid; k++)
-            c->grid[k] *= si[k];
+        if (st == ORR_OK)
+            multiply((double *)c->grid, (const double *)si, grid);
         if (st == ORR_OK)
             st = spec_execute(c->inv, c->grid, c->grid, err);
         for (int q = 0; st == ORR_OK && q < s->n_modes; q++)
-            wi[q] = c->grid[grid_at(s, q)];
+            wi[q] = c->grid[c->at[q]];
     }
     return st;
 }
@@ -100,9 +112,12 @@ void dif_zop_point(const dif_setup *s, const dif_point *pt, const double complex
 /* ---- the reference's storage and ops ---- */
 
 /* With a thread pool as state (the CPU backend's), the points of each op
- * are spread over its threads, each with its own scratch; a point's
- * arithmetic is the same on any thread, so results do not depend on the
- * thread count. */
+ * are spread over its threads, each with its own scratch, and each thread
+ * has a lane (ops.h) for the solver to take points through whole
+ * iterations; a point's arithmetic is the same on any thread and in any
+ * lane, so results do not depend on the thread count. Without a pool
+ * (the reference the tests hold the CPU backend against) there are no
+ * lanes: every op takes the whole batch, as on a GPU. */
 struct dif_ctx {
     const dif_setup *s;
     orr_pool *pool;              /* NULL: one thread */
@@ -110,6 +125,7 @@ struct dif_ctx {
     double complex *vec;         /* [n_vectors][capacity][unknowns] */
     dif_batch b;                 /* the loaded batch (pointers into the kind's) */
     dif_conv_scratch **scratch;  /* one a thread */
+    dif_ctx *lane;               /* [n_scratch]: one thread's view each (ops.h) */
 };
 
 static double complex *vec_of(dif_ctx *c, int v, int b)
@@ -125,7 +141,23 @@ static void ref_close(dif_ctx *c)
         dif_conv_scratch_destroy(c->scratch[i]);
     free(c->scratch);
     free(c->vec);
+    free(c->lane);
     free(c);
+}
+
+/* Lane i: this storage, no pool, thread i's scratch. */
+static orr_status make_lanes(dif_ctx *c, orr_error *err)
+{
+    if (!(c->lane = calloc((size_t)c->n_scratch, sizeof *c->lane)))
+        return orr_fail(err, ORR_ERR_NOMEM, "out of memory");
+    for (int i = 0; i < c->n_scratch; i++) {
+        c->lane[i] = *c;
+        c->lane[i].pool = NULL;
+        c->lane[i].n_scratch = 1;
+        c->lane[i].scratch = &c->scratch[i];
+        c->lane[i].lane = NULL;
+    }
+    return ORR_OK;
 }
 
 static orr_status ref_open(void *state, const dif_workunit *wu, const dif_setup *s, int *capacity,
@@ -149,6 +181,8 @@ static orr_status ref_open(void *state, const dif_workunit *wu, const dif_setup 
         : orr_fail(err, ORR_ERR_NOMEM, "out of memory for the solver's vectors (%zu bytes)", bytes);
     for (int i = 0; st == ORR_OK && i < c->n_scratch; i++)
         st = dif_conv_scratch_create(s, &c->scratch[i], err);
+    if (st == ORR_OK && c->pool)   /* without a pool: whole-batch ops, as a GPU runs them */
+        st = make_lanes(c, err);
     if (st != ORR_OK) {
         ref_close(c);
         return st;
@@ -161,6 +195,8 @@ static orr_status ref_load(dif_ctx *c, const dif_batch *b, orr_error *err)
 {
     (void)err;
     c->b = *b;
+    for (int i = 0; c->lane && i < c->n_scratch; i++)
+        c->lane[i].b = *b;
     return ORR_OK;
 }
 
@@ -240,39 +276,76 @@ static orr_status matvec_one(dif_ctx *c, const void *args, int a, int b, dif_con
     return st;
 }
 
+/* <x, y>, conjugating x, in real arithmetic (the same values as C's
+ * complex product, without its NaN checks). */
+static double complex dot(const double *restrict x, const double *restrict y, size_t n)
+{
+    double re = 0, im = 0;
+    for (size_t i = 0; i < 2 * n; i += 2) {
+        re += x[i] * y[i] + x[i + 1] * y[i + 1];
+        im += x[i] * y[i + 1] - x[i + 1] * y[i];
+    }
+    return re + I * im;
+}
+
 static orr_status dots_one(dif_ctx *c, const void *args, int a, int b, dif_conv_scratch *scr,
                            orr_error *err)
 {
     const op_args *o = args;
     (void)scr;
     (void)err;
-    for (int k = 0; k < o->n_pairs; k++) {
-        const double complex *x = vec_of(c, o->v[2 * k], b), *y = vec_of(c, o->v[2 * k + 1], b);
-        double complex sum = 0;
-        for (size_t i = 0; i < c->s->unknowns; i++)
-            sum += conj(x[i]) * y[i];
-        o->dots[(size_t)a * o->n_pairs + k] = sum;
-    }
+    for (int k = 0; k < o->n_pairs; k++)
+        o->dots[(size_t)a * o->n_pairs + k] = dot((const double *)vec_of(c, o->v[2 * k], b),
+                                                  (const double *)vec_of(c, o->v[2 * k + 1], b),
+                                                  c->s->unknowns);
     return ORR_OK;
+}
+
+/* out = sum_t k[t] v[t] in real arithmetic, term by term as C's complex
+ * sum would (the same values). out may be one of v: each element is read
+ * before it is written. Inlined with n_terms a constant (combine_n), so
+ * the term loop unrolls. */
+static inline void combine(double *out, int n_terms, const double *const *v, const double *kr,
+                           const double *ki, size_t n)
+{
+    for (size_t i = 0; i < 2 * n; i += 2) {
+        double re = 0, im = 0;
+        for (int t = 0; t < n_terms; t++) {
+            re += kr[t] * v[t][i] - ki[t] * v[t][i + 1];
+            im += kr[t] * v[t][i + 1] + ki[t] * v[t][i];
+        }
+        out[i] = re;
+        out[i + 1] = im;
+    }
+}
+
+static void combine_n(double *out, int n_terms, const double *const *v, const double complex *k,
+                      size_t n)
+{
+    double kr[4], ki[4];
+    for (int t = 0; t < n_terms; t++) {
+        kr[t] = creal(k[t]);
+        ki[t] = cimag(k[t]);
+    }
+    switch (n_terms) {
+    case 1: combine(out, 1, v, kr, ki, n); break;
+    case 2: combine(out, 2, v, kr, ki, n); break;
+    case 3: combine(out, 3, v, kr, ki, n); break;
+    default: combine(out, 4, v, kr, ki, n); break;
+    }
 }
 
 static orr_status lincomb_one(dif_ctx *c, const void *args, int a, int b, dif_conv_scratch *scr,
                               orr_error *err)
 {
     const op_args *o = args;
-    const double complex *k = o->coef + (size_t)a * o->n_terms;
-    const double complex *v[4];
-    double complex *out = vec_of(c, o->out, b);
+    const double *v[4];
     (void)scr;
     (void)err;
     for (int t = 0; t < o->n_terms; t++)
-        v[t] = vec_of(c, o->v[t], b);
-    for (size_t i = 0; i < c->s->unknowns; i++) {
-        double complex sum = 0;
-        for (int t = 0; t < o->n_terms; t++)
-            sum += k[t] * v[t][i];
-        out[i] = sum;
-    }
+        v[t] = (const double *)vec_of(c, o->v[t], b);
+    combine_n((double *)vec_of(c, o->out, b), o->n_terms, v, o->coef + (size_t)a * o->n_terms,
+              c->s->unknowns);
     return ORR_OK;
 }
 
@@ -320,6 +393,32 @@ static orr_status ref_write(dif_ctx *c, int b, int v, const double complex *host
     return ORR_OK;
 }
 
+static int ref_lanes(const dif_ctx *c)
+{
+    return c->lane ? c->n_scratch : 0;
+}
+
+typedef struct {
+    dif_ctx *c;
+    void (*fn)(void *arg, dif_ctx *lane, int i);
+    void *arg;
+} lane_run;
+
+static void lane_task(void *arg, int i)
+{
+    lane_run *r = arg;
+    r->fn(r->arg, &r->c->lane[i], i);
+}
+
+static void ref_run_lanes(dif_ctx *c, void (*fn)(void *arg, dif_ctx *lane, int i), void *arg)
+{
+    lane_run r = {c, fn, arg};
+    if (c->pool && c->n_scratch > 1)
+        orr_pool_run(c->pool, c->n_scratch, lane_task, &r);
+    else
+        lane_task(&r, 0);
+}
+
 const dif_ops dif_reference_ops = {
     .open = ref_open,
     .close = ref_close,
@@ -330,6 +429,8 @@ const dif_ops dif_reference_ops = {
     .lincomb = ref_lincomb,
     .read = ref_read,
     .write = ref_write,
+    .lanes = ref_lanes,
+    .run_lanes = ref_run_lanes,
 };
 
 orr_status dif_ops_of(orr_backend *be, dif_bound_ops *out, orr_error *err)

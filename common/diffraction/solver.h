@@ -57,8 +57,12 @@ orr_status dif_solver_start(dif_solver *sv, const dif_batch *b, orr_error *err);
  * vectors (saved_vectors per running position, in position order) put back. */
 orr_status dif_solver_resume(dif_solver *sv, const dif_batch *b, const dif_solve_state *st,
                              const double complex *vectors, orr_error *err);
-/* One iteration of every running point; *running: how many still are. */
-orr_status dif_solver_iterate(dif_solver *sv, int *running, orr_error *err);
+/* Iterations of the running points for about `seconds` (at least one;
+ * 0: one iteration of every running point on a GPU or with GMRES, at
+ * least one of some point on a CPU's lanes); *running: how many still
+ * are. A point's iterations are the same bits however they fall into
+ * calls. */
+orr_status dif_solver_run(dif_solver *sv, double seconds, int *running, orr_error *err);
 /* Whether the state is whole between the solver's steps now (GMRES: only
  * between cycles). */
 int dif_solver_saveable(const dif_solver *sv);
