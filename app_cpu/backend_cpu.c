@@ -44,6 +44,7 @@ int orr_cpu_path_supported(int i) { return paths[i].supported(); }
 static const orr_kind_attacher cpu_kinds[] = {
     {"separation", sep_cpu_attach},
     {"diffraction", dif_cpu_attach},
+    {"fdtd", fdtd_cpu_attach},
 };
 
 static void cpu_close(orr_backend *be)

@@ -34,5 +34,6 @@ int orr_cpu_threads_from_ncpus(double ncpus, long online);
 /* The kinds' CPU host code (app_cpu/<kind>/host.c). */
 orr_status sep_cpu_attach(orr_backend *be, orr_kind_slot *slot, orr_error *err);
 orr_status dif_cpu_attach(orr_backend *be, orr_kind_slot *slot, orr_error *err);
+orr_status fdtd_cpu_attach(orr_backend *be, orr_kind_slot *slot, orr_error *err);
 
 #endif

@@ -8,7 +8,8 @@
     X(sep_descriptor)             /* separation/kind.c: the default */                            \
     X(spec_descriptor)            /* spectral/kind.c */                                           \
     X(spec_selftest_descriptor)   /* spectral/kind.c */                                           \
-    X(dif_descriptor)             /* diffraction/kind.c */
+    X(dif_descriptor)             /* diffraction/kind.c */                                        \
+    X(fdtd_descriptor)            /* fdtd/kind.c */
 
 #define ORR_KIND_DECLARE(descriptor) extern const orr_kind descriptor;
 ORR_KINDS(ORR_KIND_DECLARE)

@@ -1,0 +1,122 @@
+/* The fdtd subcommand: its options, its step (a chunk of time steps sized
+ * to take about STEP_SECONDS, the state packed when the runtime says it
+ * is time to checkpoint) and its descriptor (common/kind.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../runtime/runtime.h"
+#include "job.h"
+
+#define STEP_SECONDS 0.2
+
+static orr_status fdtd_step(void *p, orr_step *out, orr_error *err)
+{
+    fdtd_job *job = p;
+    const long left = job->wu.steps - job->done, every = job->wu.energy_every;
+    const int count = left < job->chunk ? (int)left : job->chunk;
+    if (count > 0) {
+        const double t0 = orr_runtime_seconds();
+        orr_status st = job->ops.ops->steps(job->ctx, job->done + 1, count,
+                                            job->series + (size_t)job->done * job->s.n_probes,
+                                            job->energy + job->n_energy, err);
+        if (st != ORR_OK)
+            return st;
+        const double t = orr_runtime_seconds() - t0;
+        job->seconds += t;
+        job->steps_here += count;
+        job->done += count;
+        job->n_energy = every ? job->done / every : 0;
+        /* the next chunk: about STEP_SECONDS, growing at most twofold */
+        if (t < STEP_SECONDS / 2 && job->chunk < (1 << 20))
+            job->chunk *= 2;
+        else if (t > 2 * STEP_SECONDS && job->chunk > 1)
+            job->chunk /= 2;
+    }
+    out->done = (double)job->done / job->wu.steps;
+    out->finished = job->done >= job->wu.steps;
+    out->saveable = 0;
+    if (!out->finished && orr_runtime_time_to_checkpoint()) {
+        orr_status st = fdtd_job_pack(job, err);
+        if (st != ORR_OK)
+            return st;
+        out->saveable = 1;
+    }
+    return ORR_OK;
+}
+
+/* ---- the command line ---- */
+
+enum { OPT_WU, OPT_OUTPUT, OPT_NPY, OPT_IGNORE_CKPT, OPT_CLEANUP_CKPT, OPT_CHECK };
+
+static const orr_option fdtd_options[] = {
+    {"-w", "--work-unit", NULL, "FILE", OPT_WU, ORR_TEXT, "the work unit (default " FDTD_WU_FILE ")"},
+    {"-o", "--output", NULL, "FILE", OPT_OUTPUT, ORR_TEXT,
+     "the results (default " FDTD_RESULTS_FILE ")"},
+    {NULL, "--npy", NULL, "PREFIX", OPT_NPY, ORR_TEXT,
+     "the work unit's snapshot as PREFIX_FIELD.npy (default fdtd_snapshot)"},
+    {"-i", "--ignore-checkpoint", NULL, NULL, OPT_IGNORE_CKPT, ORR_TEXT,
+     "start from zero, ignoring any checkpoint"},
+    {"-c", "--cleanup-checkpoint", NULL, NULL, OPT_CLEANUP_CKPT, ORR_TEXT,
+     "remove the checkpoint file on success"},
+    {NULL, "--check", NULL, NULL, OPT_CHECK, ORR_TEXT,
+     "check the work unit and print its size and cost; compute nothing"},
+};
+
+static void fdtd_defaults(void *p)
+{
+    fdtd_cli *c = p;
+    c->wu_file = FDTD_WU_FILE;
+    c->output = FDTD_RESULTS_FILE;
+}
+
+static orr_status fdtd_parse(void *p, const orr_option *o, const orr_opt_value *v, orr_error *err)
+{
+    fdtd_cli *c = p;
+    (void)err;
+    switch (o->id) {
+    case OPT_WU: c->wu_file = v->text; break;
+    case OPT_OUTPUT: c->output = v->text; break;
+    case OPT_NPY: c->npy = v->text; break;
+    case OPT_IGNORE_CKPT: c->ignore_checkpoint = 1; break;
+    case OPT_CLEANUP_CKPT: c->cleanup_checkpoint = 1; break;
+    case OPT_CHECK: c->check = 1; break;
+    }
+    return ORR_OK;
+}
+
+static orr_run_mode fdtd_mode(const void *p)
+{
+    const fdtd_cli *c = p;
+    return c->check ? ORR_RUN_TOOL : ORR_RUN_WORK_UNIT;
+}
+
+static orr_status fdtd_tool(void *p, orr_backend *device, const orr_error *no_device, int *failed,
+                            orr_error *err)
+{
+    (void)device;
+    (void)no_device;
+    *failed = 0;
+    return fdtd_check_tool(p, err);
+}
+
+const orr_kind fdtd_descriptor = {
+    .name = FDTD_KIND_NAME,
+    .summary = "a 3D FDTD work unit: Yee time stepping with probes, energy and norms (docs/fdtd.md)",
+    .synopsis = "[-w FILE] [-o FILE] [OPTIONS]",
+    .notes = "The results (probe series, energies, norms, speed) go to -o; their format is\n"
+             "docs/fdtd.md section 4.",
+    .options = fdtd_options,
+    .n_options = ORR_ARRAY_LEN(fdtd_options),
+    .options_size = sizeof(fdtd_cli),
+    .defaults = fdtd_defaults,
+    .parse = fdtd_parse,
+    .mode = fdtd_mode,
+    .tool = fdtd_tool,
+    .plan = fdtd_job_plan,
+    .step = fdtd_step,
+    .report = fdtd_job_report,
+    .free = fdtd_job_free,
+    .checkpoint = fdtd_job_checkpoint,
+    .payload = fdtd_job_payload,
+    .restore = fdtd_job_restore,
+};
