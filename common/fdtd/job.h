@@ -9,6 +9,7 @@
 typedef struct {
     const char *wu_file, *output, *npy;
     int ignore_checkpoint, cleanup_checkpoint, check;
+    int bench;   /* --bench K: time K steps on the backend (bench.c) */
 } fdtd_cli;
 
 /* The checkpoint payload's head; the series, the energies and each state
@@ -58,6 +59,9 @@ orr_status fdtd_job_restore(void *job, const void *payload, size_t size, const c
                             int *reported, orr_error *err);
 /* --check: the work unit read and sized, its numbers on stdout. */
 orr_status fdtd_check_tool(const fdtd_cli *opt, orr_error *err);
+/* --bench K on be (bench.c). */
+orr_status fdtd_bench_tool(const fdtd_cli *opt, orr_backend *be, const orr_error *no_device,
+                           orr_error *err);
 
 #define FDTD_CHECKPOINT_FILE "fdtd_checkpoint"
 #define FDTD_WU_FILE "fdtd_wu.txt"

@@ -46,7 +46,7 @@ static orr_status fdtd_step(void *p, orr_step *out, orr_error *err)
 
 /* ---- the command line ---- */
 
-enum { OPT_WU, OPT_OUTPUT, OPT_NPY, OPT_IGNORE_CKPT, OPT_CLEANUP_CKPT, OPT_CHECK };
+enum { OPT_WU, OPT_OUTPUT, OPT_NPY, OPT_IGNORE_CKPT, OPT_CLEANUP_CKPT, OPT_CHECK, OPT_BENCH };
 
 static const orr_option fdtd_options[] = {
     {"-w", "--work-unit", NULL, "FILE", OPT_WU, ORR_TEXT, "the work unit (default " FDTD_WU_FILE ")"},
@@ -60,6 +60,8 @@ static const orr_option fdtd_options[] = {
      "remove the checkpoint file on success"},
     {NULL, "--check", NULL, NULL, OPT_CHECK, ORR_TEXT,
      "check the work unit and print its size and cost; compute nothing"},
+    {NULL, "--bench", NULL, "K", OPT_BENCH, ORR_WHOLE(1, 1000000),
+     "benchmark: time K steps of the work unit on the app's backend; write nothing"},
 };
 
 static void fdtd_defaults(void *p)
@@ -80,6 +82,7 @@ static orr_status fdtd_parse(void *p, const orr_option *o, const orr_opt_value *
     case OPT_IGNORE_CKPT: c->ignore_checkpoint = 1; break;
     case OPT_CLEANUP_CKPT: c->cleanup_checkpoint = 1; break;
     case OPT_CHECK: c->check = 1; break;
+    case OPT_BENCH: c->bench = (int)v->number; break;
     }
     return ORR_OK;
 }
@@ -87,16 +90,15 @@ static orr_status fdtd_parse(void *p, const orr_option *o, const orr_opt_value *
 static orr_run_mode fdtd_mode(const void *p)
 {
     const fdtd_cli *c = p;
-    return c->check ? ORR_RUN_TOOL : ORR_RUN_WORK_UNIT;
+    return c->bench ? ORR_RUN_TOOL_BACKEND : c->check ? ORR_RUN_TOOL : ORR_RUN_WORK_UNIT;
 }
 
 static orr_status fdtd_tool(void *p, orr_backend *device, const orr_error *no_device, int *failed,
                             orr_error *err)
 {
-    (void)device;
-    (void)no_device;
+    const fdtd_cli *c = p;
     *failed = 0;
-    return fdtd_check_tool(p, err);
+    return c->bench ? fdtd_bench_tool(c, device, no_device, err) : fdtd_check_tool(c, err);
 }
 
 const orr_kind fdtd_descriptor = {

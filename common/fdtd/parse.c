@@ -21,6 +21,7 @@
  * (64 MiB) is what bounds a table in practice. */
 #define WU_MAX_BYTES ((size_t)64 << 20)
 #define TEXT_LEN 64   /* a value as written, NUL included (param values, messages) */
+#define NAME_RULE "[A-Za-z_][A-Za-z0-9_]*, at most %d characters"
 
 typedef struct {
     const char *s;
@@ -78,7 +79,8 @@ static orr_status PRINTF_LIKE(3, 4) bad(parser *p, const char *key, const char *
 }
 
 /* The same for a line read earlier (the checks of the whole file). */
-static orr_status PRINTF_LIKE(4, 5) bad_at(parser *p, int line, const char *key, const char *fmt, ...)
+static orr_status PRINTF_LIKE(4, 5) bad_at(parser *p, int line, const char *key,
+                                            const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -282,8 +284,7 @@ static orr_status st_param(parser *p)
         return s;
     tok_text(&p->tok[1], name);
     if (!valid_name(&p->tok[1]))
-        return bad(p, "param", "'%s' is not a name ([A-Za-z_][A-Za-z0-9_]*, at most %d characters)",
-                   name, FDTD_NAME_LEN - 1);
+        return bad(p, "param", "'%s' is not a name (" NAME_RULE ")", name, FDTD_NAME_LEN - 1);
     if (p->tok[2].n >= TEXT_LEN)
         return bad(p, "param", "the value of '%s' is %zu characters; at most %d", name,
                    p->tok[2].n, TEXT_LEN - 1);
@@ -464,12 +465,13 @@ static orr_status st_probe(parser *p)
 {
     fdtd_workunit *wu = p->wu;
     fdtd_probe pr = {.line = p->line};
-    int f;
+    int f = 0;
     orr_status s = arity(p, 4);
     if (s == ORR_OK && wu->n_probes == FDTD_MAX_PROBES)
         s = bad(p, "probe", "more than %d probes", FDTD_MAX_PROBES);
-    if (s == ORR_OK && (s = choice(p, "probe", &p->tok[1], field_names, FDTD_N_FIELDS, &f)) == ORR_OK)
-        pr.field = (fdtd_field)f;
+    if (s == ORR_OK)
+        s = choice(p, "probe", &p->tok[1], field_names, FDTD_N_FIELDS, &f);
+    pr.field = (fdtd_field)f;
     for (int a = 0; s == ORR_OK && a < 3; a++)
         s = whole_int(p, "probe", &p->tok[2 + a], 0, FDTD_MAX_N + 1, &pr.at[a]);
     if (s == ORR_OK)
@@ -524,8 +526,7 @@ static orr_status material_name(parser *p, char name[TEXT_LEN])
         return bad(p, "material", "expected a name");
     tok_text(&p->tok[1], name);
     if (!valid_name(&p->tok[1]))
-        return bad(p, "material", "'%s' is not a name ([A-Za-z_][A-Za-z0-9_]*, at most %d characters)",
-                   name, FDTD_NAME_LEN - 1);
+        return bad(p, "material", "'%s' is not a name (" NAME_RULE ")", name, FDTD_NAME_LEN - 1);
     if (strcmp(name, "vacuum") == 0)
         return bad(p, "material", "'vacuum' is reserved (the background)");
     if (material_index(p->wu, name) >= 0)

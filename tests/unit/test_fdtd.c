@@ -1,0 +1,291 @@
+/* The FDTD kind against physics it must keep (docs/fdtd.md section 5):
+ * the discrete energy constant to round-off once the source is released
+ * (both lossless walls, a lossless dielectric, single precision); the
+ * cavity's ringing at the discrete Yee eigenfrequencies of the spec (an
+ * FFT of a probe on the project's spectral kernels) for both wall types;
+ * the discrete divergence of E zero away from the source; the CPML's
+ * reflection at normal incidence against a run in a domain large enough
+ * to have none in the window; fast mode within 1e-12 of faithful. The
+ * reference ops run directly (no BOINC), on the plain row kernels. */
+#include <CUnit/Basic.h>
+#include <complex.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fdtd/ops.h"
+#include "spectral/spectral.h"
+
+#define PI 3.14159265358979323846
+
+/* ---- a work unit run on the reference ops ---- */
+
+typedef struct {
+    fdtd_workunit wu;
+    fdtd_setup s;
+    fdtd_ctx *ctx;
+    double *series;   /* [steps][n_probes] */
+    double *energy;   /* [steps / every] */
+} run;
+
+static void run_text(run *r, const char *text)
+{
+    orr_error err;
+    memset(r, 0, sizeof *r);
+    CU_ASSERT_EQUAL_FATAL(fdtd_workunit_parse("test.wu", text, strlen(text), &r->wu, &err), ORR_OK);
+    CU_ASSERT_EQUAL_FATAL(fdtd_setup_init(&r->wu, &r->s, &err), ORR_OK);
+    CU_ASSERT_EQUAL_FATAL(fdtd_reference_ops.open(NULL, &r->wu, &r->s, &r->ctx, &err), ORR_OK);
+    r->series = calloc((size_t)r->wu.steps * r->s.n_probes, sizeof *r->series);
+    r->energy = calloc((size_t)r->wu.steps + 1, sizeof *r->energy);
+    CU_ASSERT_FATAL(r->series && r->energy);
+    CU_ASSERT_EQUAL_FATAL(fdtd_reference_ops.steps(r->ctx, 1, (int)r->wu.steps, r->series, r->energy, &err),
+                          ORR_OK);
+}
+
+static void run_free(run *r)
+{
+    fdtd_reference_ops.close(r->ctx);
+    fdtd_setup_free(&r->s);
+    fdtd_workunit_free(&r->wu);
+    free(r->series);
+    free(r->energy);
+}
+
+/* Field f of a finished run, as doubles. */
+static double *field(run *r, int f)
+{
+    orr_error err;
+    void *raw = malloc(r->s.cells * (size_t)r->s.real_bytes);
+    double *out = malloc(r->s.cells * sizeof *out);
+    CU_ASSERT_FATAL(raw && out);
+    CU_ASSERT_EQUAL(fdtd_reference_ops.read(r->ctx, f, raw, &err), ORR_OK);
+    for (size_t c = 0; c < r->s.cells; c++)
+        out[c] = r->s.real_bytes == 4 ? ((float *)raw)[c] : ((double *)raw)[c];
+    free(raw);
+    return out;
+}
+
+/* ---- energy ---- */
+
+/* The energies after the source's release (step release, every 10) stay
+ * within tol of the first of them. */
+static void energy_flat(const char *text, long release, double tol)
+{
+    run r;
+    run_text(&r, text);
+    const long every = r.wu.energy_every, first = release / every + 1, n = r.wu.steps / every;
+    double worst = 0;
+    CU_ASSERT(r.energy[first - 1] > 0);
+    for (long e = first; e < n; e++)
+        worst = fmax(worst, fabs(r.energy[e] - r.energy[first - 1]) / r.energy[first - 1]);
+    printf("\n    energy drift after release: %.2e (tol %.0e) ", worst, tol);
+    CU_ASSERT(worst <= tol);
+    run_free(&r);
+}
+
+static const char *cavity(const char *boundary, const char *extra, char *buf, size_t size)
+{
+    snprintf(buf, size,
+             "orrery-fdtd 1\ngrid 12 10 9\ncell 1e-3 1.2e-3 0.9e-3\nsteps 300\nboundary %s\n"
+             "source waveform=gauss width=6 release_after=40\nprobe ez 3 4 5\nenergy every=10\n%s",
+             boundary, extra);
+    return buf;
+}
+
+static void test_energy(void)
+{
+    char buf[1024];
+    energy_flat(cavity("pec", "", buf, sizeof buf), 40, 1e-13);
+    energy_flat(cavity("thesis", "", buf, sizeof buf), 40, 1e-13);
+    energy_flat(cavity("pec", "material glass eps_r=4\nbox material=glass from=0,0,0 to=6e-3,1,1\n",
+                       buf, sizeof buf), 40, 1e-13);
+    energy_flat(cavity("pec", "precision single\n", buf, sizeof buf), 40, 1e-5);
+}
+
+/* ---- resonances ---- */
+
+/* The discrete Yee eigenfrequencies (Hz) of the spec: sin^2(w dt/2)/(c dt)^2
+ * = sum_d sin^2(k_d D_d/2)/D_d^2; pec walls k = m pi/((n+1) D), thesis
+ * k = (2m+1) pi/((2n+1) D). */
+static int eigenfrequencies(const fdtd_setup *s, int thesis, double *f, int max)
+{
+    int count = 0;
+    const int top[3] = {s->n[0] + 1, s->n[1] + 1, s->n[2] + 1};
+    for (int a = 0; a < top[0]; a++)
+        for (int b = 0; b < top[1]; b++)
+            for (int c = 0; c < top[2] && count < max; c++) {
+                const int m[3] = {a, b, c};
+                double sum = 0;
+                for (int d = 0; d < 3; d++) {
+                    const double k = thesis ? (2 * m[d] + 1) * PI / ((2 * s->n[d] + 1) * s->d[d])
+                                            : m[d] * PI / ((s->n[d] + 1) * s->d[d]);
+                    const double q = sin(k * s->d[d] / 2) / s->d[d];
+                    sum += q * q;
+                }
+                const double x = FDTD_C0 * s->dt * sqrt(sum);
+                if (x > 0 && x < 1)
+                    f[count++] = 2 * asin(x) / s->dt / (2 * PI);
+            }
+    return count;
+}
+
+/* Every clear peak of the probe's spectrum (Hann window, above 2% of the
+ * largest) lies within 1.5 bins of an eigenfrequency. */
+static void resonances(const char *boundary)
+{
+    char text[1024];
+    snprintf(text, sizeof text,
+             "orrery-fdtd 1\ngrid 5 6 7\ncell 1e-3 1e-3 1e-3\nsteps 4096\nboundary %s\n"
+             "source waveform=dgauss width=1.5 delay=8 at=2,3,3 release_after=24\nprobe ez 4 2 5\n",
+             boundary);
+    run r;
+    run_text(&r, text);
+    const int n = (int)r.wu.steps;
+    double complex *x = malloc((size_t)n * sizeof *x);
+    spec_plan *plan;
+    orr_error err;
+    spec_desc d = {.kind = SPEC_C2C, .precision = SPEC_F64, .n = n, .batch = 1};
+    CU_ASSERT_EQUAL_FATAL(spec_plan_create(&d, &plan, &err), ORR_OK);
+    for (int t = 0; t < n; t++)
+        x[t] = r.series[t] * (0.5 - 0.5 * cos(2 * PI * t / n));
+    CU_ASSERT_EQUAL(spec_execute(plan, x, x, &err), ORR_OK);
+    double f[4096], top = 0;
+    const int nf = eigenfrequencies(&r.s, strcmp(boundary, "thesis") == 0, f, 4096);
+    const double bin = 1 / (n * r.s.dt);
+    for (int k = 1; k < n / 2; k++)
+        top = fmax(top, cabs(x[k]));
+    int peaks = 0, matched = 0;
+    for (int k = 2; k < n / 2 - 1; k++) {
+        const double a = cabs(x[k]);
+        if (a < 0.02 * top || a < cabs(x[k - 1]) || a < cabs(x[k + 1]))
+            continue;
+        peaks++;
+        double best = INFINITY;
+        for (int q = 0; q < nf; q++)
+            best = fmin(best, fabs(f[q] - k * bin));
+        matched += best <= 1.5 * bin;
+        if (best > 1.5 * bin)
+            printf("\n    %s: peak at %.6g GHz is %.1f bins from every mode", boundary, k * bin / 1e9,
+                   best / bin);
+    }
+    printf("\n    %s: %d of %d peaks at Yee eigenfrequencies ", boundary, matched, peaks);
+    CU_ASSERT(peaks >= 3);
+    CU_ASSERT_EQUAL(matched, peaks);
+    spec_plan_destroy(plan);
+    free(x);
+    run_free(&r);
+}
+
+static void test_resonances(void)
+{
+    resonances("pec");
+    resonances("thesis");
+}
+
+/* ---- divergence ---- */
+
+static void test_divergence(void)
+{
+    char buf[1024];
+    run r;
+    run_text(&r, cavity("pec", "", buf, sizeof buf));
+    double *e[3] = {field(&r, FDTD_EX), field(&r, FDTD_EY), field(&r, FDTD_EZ)};
+    const fdtd_setup *s = &r.s;
+    const int *src = r.wu.source.at;
+    double worst = 0, scale = 0;
+    for (size_t c = 0; c < s->cells; c++)
+        scale = fmax(scale, fmax(fabs(e[0][c]), fmax(fabs(e[1][c]), fabs(e[2][c]))));
+    /* div E at node (i,j,k): Ex at i -+ 1/2, Ey at j -+ 1/2, Ez at k -+ 1/2 */
+    for (long k = 1; k <= s->n[2]; k++)
+        for (long j = 1; j <= s->n[1]; j++)
+            for (long i = 1; i <= s->n[0]; i++) {
+                if (i == src[0] && j == src[1] && (k == src[2] || k == src[2] - 1))
+                    continue;   /* the nodes at the source edge's ends hold its charge */
+                const long c = i + s->sx * (j + s->sy * k);
+                const double div = (e[0][c + 1] - e[0][c]) / s->d[0] +
+                                   (e[1][c + s->sx] - e[1][c]) / s->d[1] +
+                                   (e[2][c + s->sx * s->sy] - e[2][c]) / s->d[2];
+                worst = fmax(worst, fabs(div) * s->d[0] / scale);
+            }
+    printf("\n    |div E| dx / max|E| away from the source: %.2e ", worst);
+    CU_ASSERT(worst <= 1e-12);
+    for (int f = 0; f < 3; f++)
+        free(e[f]);
+    run_free(&r);
+}
+
+/* ---- the CPML ---- */
+
+static void test_cpml(void)
+{
+    /* The probe 8 cells from the source toward +z, 1 cell before the layer
+     * (small) and 30 cells before it (large: its echo comes after the window). */
+    const char *fmt = "orrery-fdtd 1\ngrid %d %d %d\ncell 1e-3 1e-3 1e-3\nsteps 85\n"
+                      "boundary cpml thickness=10\nsource waveform=dgauss width=3 delay=12\n"
+                      "probe ez %d %d %d\n";
+    char small_wu[512], large_wu[512];
+    snprintf(small_wu, sizeof small_wu, fmt, 36, 36, 36, 18, 18, 26);
+    snprintf(large_wu, sizeof large_wu, fmt, 80, 80, 80, 40, 40, 48);
+    run small, large;
+    run_text(&small, small_wu);
+    run_text(&large, large_wu);
+    double diff = 0, top = 0;
+    for (long t = 0; t < small.wu.steps; t++) {
+        diff = fmax(diff, fabs(small.series[t] - large.series[t]));
+        top = fmax(top, fabs(large.series[t]));
+    }
+    const double db = 20 * log10(diff / top);
+    printf("\n    CPML, 10 cells, normal incidence: reflection %.1f dB ", db);
+    CU_ASSERT(top > 0);
+    CU_ASSERT(db <= -40);
+    run_free(&small);
+    run_free(&large);
+}
+
+/* ---- fast against faithful ---- */
+
+static void fast_vs_faithful(const char *body)
+{
+    char a[2048], b[2048];
+    snprintf(a, sizeof a, "orrery-fdtd 1\n%sarithmetic faithful\n", body);
+    snprintf(b, sizeof b, "orrery-fdtd 1\n%sarithmetic fast\n", body);
+    run x, y;
+    run_text(&x, a);
+    run_text(&y, b);
+    const size_t n = (size_t)x.wu.steps * x.s.n_probes;
+    double diff = 0, top = 0;
+    for (size_t i = 0; i < n; i++) {
+        diff = fmax(diff, fabs(x.series[i] - y.series[i]));
+        top = fmax(top, fabs(x.series[i]));
+    }
+    printf("\n    fast against faithful: %.2e of the largest value ", diff / top);
+    CU_ASSERT(diff <= 1e-12 * top);
+    run_free(&x);
+    run_free(&y);
+}
+
+static void test_fast(void)
+{
+    fast_vs_faithful("grid 14 12 10\ncell 1e-3 1e-3 1e-3\nsteps 300\nboundary cpml thickness=4\n"
+                     "source waveform=gauss width=5\nprobe ez 4 5 6\nprobe hx 9 8 3\n"
+                     "material lossy eps_r=3 sigma=0.5\nsphere material=lossy centre=7e-3,6e-3,5e-3 "
+                     "radius=3e-3\n");
+}
+
+int main(void)
+{
+    if (CU_initialize_registry() != CUE_SUCCESS)
+        return 1;
+    CU_pSuite s = CU_add_suite("fdtd", NULL, NULL);
+    CU_add_test(s, "energy constant after the source's release", test_energy);
+    CU_add_test(s, "cavity peaks at the Yee eigenfrequencies", test_resonances);
+    CU_add_test(s, "discrete divergence of E away from the source", test_divergence);
+    CU_add_test(s, "CPML reflection at normal incidence <= -40 dB", test_cpml);
+    CU_add_test(s, "fast within 1e-12 of faithful", test_fast);
+    CU_basic_set_mode(CU_BRM_VERBOSE);
+    CU_basic_run_tests();
+    const unsigned failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
+    CU_cleanup_registry();
+    return failed ? 1 : 0;
+}
