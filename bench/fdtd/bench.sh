@@ -8,7 +8,7 @@
 #
 #   bench/fdtd/bench.sh BUILD_DIR [SIZES]   (THREADS: the CPU app's threads)
 set -u
-build=${1:-.}
+build=$(cd "${1:-.}" && pwd)
 sizes=${2:-128 256 384}
 threads=${THREADS:-$(nproc)}
 work=$(mktemp -d "${TMPDIR:-/tmp}/orrery-fdtd-bench-XXXXXX")

@@ -18,8 +18,6 @@ struct fdtd_ctx {
     const fdtd_rows *rows;
     orr_pool *pool;
     int threads, single;
-    int wave;                       /* steps as waves over the slabs (the CPU backend) */
-    long source_k;                  /* the source cell's plane */
     void *block[FDTD_MAX_ARRAYS];   /* allocations; the arrays start inside them */
     void *arr[FDTD_MAX_ARRAYS];
     void *tables;                   /* the view's tables in the fields' precision */
@@ -145,8 +143,6 @@ static orr_status ref_open(void *state, const fdtd_workunit *wu, const fdtd_setu
                   : (c->single ? &fdtd_plain_rows.f : &fdtd_plain_rows.d);
     c->pool = cpu ? cpu->pool : NULL;
     c->threads = c->pool ? orr_pool_threads(c->pool) : 1;
-    c->wave = cpu && cpu->rows != &fdtd_plain_rows;   /* the scalar path stays the reference */
-    c->source_k = s->source_at / (s->sx * s->sy);
     c->row_sums = malloc((size_t)s->sy * s->sz * sizeof *c->row_sums);
     c->scratch = malloc((size_t)c->threads * 3 * s->sx * s->real_bytes);
     c->slab_max = malloc((size_t)c->threads * sizeof *c->slab_max);
@@ -179,47 +175,10 @@ static void set_source(fdtd_ctx *c, long n)
 
 typedef struct {
     fdtd_ctx *c;
-    int phase;          /* 0: E, 1: H, 2: a norm, 3: a step's last planes' E, 4: the rest */
-    long n;             /* the step (3, 4) */
+    int phase;          /* 0: E, 1: H, 2: a norm */
     int with_rows;      /* H: the rows' energies into row_sums */
     const void *x;      /* norm: the array */
 } slab_job;
-
-static void plane_e(slab_job *j, long k)
-{
-    j->c->rows->e_rows(view_of(j->c), k, k + 1);
-    if (k == j->c->source_k)
-        set_source(j->c, j->n);
-}
-
-static void plane_h(slab_job *j, long k, int t)
-{
-    fdtd_ctx *c = j->c;
-    c->rows->h_rows(view_of(c), k, k + 1, j->with_rows ? c->row_sums + c->s->sy * k : NULL,
-                    (char *)c->scratch + (size_t)t * 3 * c->s->sx * c->s->real_bytes);
-}
-
-/* A whole step over slab k0..k1-1 as one wave, so each plane's fields are
- * read from memory about once a step instead of once a phase: E of plane
- * k+1, then H of plane k (H(k) reads E(k) and E(k-1), new; E(k+1) reads
- * H(k+1) and H(k+2), not yet new). The slab's last plane's E comes first
- * for every slab at once (phase 3), because the next slab's first H needs
- * it; then each slab's wave (phase 4). Every cell gets the spec's
- * operations on the same inputs as in whole-array phases: the same bits. */
-static void step_wave(slab_job *j, long k0, long k1, int t)
-{
-    if (j->phase == 3) {
-        plane_e(j, k1 - 1);
-        return;
-    }
-    if (k0 < k1 - 1)
-        plane_e(j, k0);
-    for (long k = k0; k < k1; k++) {
-        if (k + 1 < k1 - 1)
-            plane_e(j, k + 1);
-        plane_h(j, k, t);
-    }
-}
 
 static void slab_task(void *arg, int t)
 {
@@ -229,9 +188,7 @@ static void slab_task(void *arg, int t)
     double *rows = c->row_sums + c->s->sy * k0;
     if (k0 >= k1)
         return;
-    if (j->phase >= 3)
-        step_wave(j, k0, k1, t);
-    else if (j->phase == 0)
+    if (j->phase == 0)
         c->rows->e_rows(view_of(c), k0, k1);
     else if (j->phase == 1)
         c->rows->h_rows(view_of(c), k0, k1, j->with_rows ? rows : NULL,
@@ -249,17 +206,10 @@ static void each_slab(fdtd_ctx *c, slab_job *j)
         slab_task(j, 0);
 }
 
-/* One step: the CPU backend's waves, or the reference's whole-array
- * phases in the spec's order (E, the source, H). */
+/* One step in the spec's order: the E phase, the source, the H phase
+ * (each over every slab). */
 static void one_step(fdtd_ctx *c, long n, int with_rows)
 {
-    if (c->wave) {
-        slab_job a = {.phase = 3, .n = n, .with_rows = with_rows};
-        each_slab(c, &a);
-        slab_job b = {.phase = 4, .n = n, .with_rows = with_rows};
-        each_slab(c, &b);
-        return;
-    }
     slab_job e = {.phase = 0};
     each_slab(c, &e);
     set_source(c, n);
