@@ -4,6 +4,8 @@
 
 #include <string.h>
 
+#include "io/io.h"
+
 orr_status orr_backend_slot(orr_backend *be, const char *kind, const orr_kind_slot **slot,
                             orr_error *err)
 {
@@ -50,4 +52,15 @@ orr_status orr_open_reference_backend(const orr_backend_request *req, orr_backen
     memset(be, 0, sizeof *be);
     be->name = "CPU";
     return ORR_OK;
+}
+
+uint64_t orr_workunit_identity(uint64_t content_hash, const orr_backend *be)
+{
+    uint64_t h = orr_hash64(ORR_HASH64_INIT, &content_hash, sizeof content_hash);
+    if (be) {
+        h = orr_hash64(h, be->name, strlen(be->name) + 1);
+        if (be->variant)
+            h = orr_hash64(h, be->variant, strlen(be->variant));
+    }
+    return h;
 }

@@ -10,6 +10,8 @@
 #ifndef ORRERY_BACKEND_H
 #define ORRERY_BACKEND_H
 
+#include <stdint.h>
+
 #include "orrery.h"
 
 typedef struct orr_backend orr_backend;
@@ -72,6 +74,11 @@ typedef struct {
  * temporary exit. */
 typedef orr_status (*orr_backend_open)(const orr_backend_request *req, orr_backend *be,
                                        orr_error *err);
+
+/* A checkpoint's identity for a work unit whose inputs hash to
+ * content_hash, run on be (NULL: the reference): its name and variant go
+ * in, because saved state carries the backend's rounding. */
+uint64_t orr_workunit_identity(uint64_t content_hash, const orr_backend *be);
 
 /* The plain scalar C reference: a backend that accelerates nothing. */
 orr_status orr_open_reference_backend(const orr_backend_request *req, orr_backend *be,

@@ -226,19 +226,6 @@ orr_status dif_job_restore(void *p, const void *payload, size_t size, const char
 
 /* ---- plan ---- */
 
-/* What makes this work unit this one: its file as read, and the backend
- * (whose rounding the saved vectors carry). */
-static uint64_t identity_of(const dif_workunit *wu, const orr_backend *be)
-{
-    uint64_t h = orr_hash64(ORR_HASH64_INIT, &wu->content_hash, sizeof wu->content_hash);
-    if (be) {
-        h = orr_hash64(h, be->name, strlen(be->name) + 1);
-        if (be->variant)
-            h = orr_hash64(h, be->variant, strlen(be->variant));
-    }
-    return h;
-}
-
 /* Read, size and check the work unit: every point's orders (Rayleigh),
  * the memory one point needs. */
 static orr_status load_work_unit(const dif_cli *opt, dif_workunit *wu, dif_setup *s,
@@ -343,7 +330,7 @@ orr_status dif_job_plan(const void *opts, orr_backend *be, void **out, orr_error
         dif_job_free(job);
         return s;
     }
-    job->identity = identity_of(&job->wu, be);
+    job->identity = orr_workunit_identity(job->wu.content_hash, be);
     orr_log("diffraction: %d points, orders %d x %d, %d slices in %d layer%s, %zu unknowns a "
             "point, batches of %d", job->s.n_points, job->s.kx, job->s.ky, job->s.nz,
             job->s.n_layers, job->s.n_layers == 1 ? "" : "s", job->s.unknowns, job->capacity);

@@ -48,17 +48,6 @@ static orr_status load_work_unit(const fdtd_cli *opt, fdtd_workunit *wu, fdtd_se
     return ORR_OK;
 }
 
-static uint64_t identity_of(const fdtd_workunit *wu, const orr_backend *be)
-{
-    uint64_t h = orr_hash64(ORR_HASH64_INIT, &wu->content_hash, sizeof wu->content_hash);
-    if (be) {
-        h = orr_hash64(h, be->name, strlen(be->name) + 1);
-        if (be->variant)
-            h = orr_hash64(h, be->variant, strlen(be->variant));
-    }
-    return h;
-}
-
 orr_status fdtd_job_plan(const void *opts, orr_backend *be, void **out, orr_error *err)
 {
     fdtd_job *job = calloc(1, sizeof *job);
@@ -83,7 +72,7 @@ orr_status fdtd_job_plan(const void *opts, orr_backend *be, void **out, orr_erro
         fdtd_job_free(job);
         return st;
     }
-    job->identity = identity_of(&job->wu, be);
+    job->identity = orr_workunit_identity(job->wu.content_hash, be);
     job->chunk = 1;
     orr_log("fdtd: %d x %d x %d cells, %ld steps, %s, %s, %s boundary, dt %.6g s", job->s.n[0],
             job->s.n[1], job->s.n[2], job->wu.steps,
