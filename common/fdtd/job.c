@@ -239,6 +239,15 @@ orr_status fdtd_job_restore(void *p, const void *payload, size_t size, const cha
             st = job->ops.ops->write(job->ctx, a, raw, err);
         at += h.packed[a];
     }
+    if (st != ORR_OK) {
+        /* the run starts from zero with this job (run.c): every array
+         * back to zero as planned, the ones before the one at fault
+         * having been written */
+        orr_error ignored;
+        memset(raw, 0, s->cells * (size_t)s->real_bytes);
+        for (int a = 0; a < s->n_arrays; a++)
+            (void)job->ops.ops->write(job->ctx, a, raw, &ignored);
+    }
     free(raw);
     if (st != ORR_OK)
         return st;

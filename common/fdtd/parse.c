@@ -788,9 +788,25 @@ static orr_status check_probes(parser *p)
     return ORR_OK;
 }
 
+/* The time step the cells give (setup.c's formula) must be a number: cell
+ * sizes near the double range make 1/d^2 overflow (dt 0) or underflow
+ * (dt infinite), and the run would report nothing but NaN. */
+static orr_status check_time_step(parser *p)
+{
+    const double *d = p->wu->d;
+    const double dt = p->wu->courant / (FDTD_C0 * sqrt(1 / (d[0] * d[0]) + 1 / (d[1] * d[1]) +
+                                                         1 / (d[2] * d[2])));
+    if (isfinite(dt) && dt > 0 && isfinite(dt / FDTD_EPS0) && isfinite(dt / FDTD_MU0))
+        return ORR_OK;
+    return bad_at(p, p->seen_line[ONCE_CELL], "cell", "%s", "these sizes give no finite time step "
+                  "(dt = S / (c0 sqrt(1/dx^2 + 1/dy^2 + 1/dz^2)))");
+}
+
 static orr_status check_whole(parser *p)
 {
     orr_status s = missing(p);
+    if (s == ORR_OK)
+        s = check_time_step(p);
     if (s == ORR_OK)
         s = check_source(p);
     if (s == ORR_OK)

@@ -93,9 +93,14 @@ static orr_status coef_add(const fdtd_workunit *wu, fdtd_setup *s, coef_table *t
         sg += m[q] ? wu->materials[m[q] - 1].sigma : 0.0;
     }
     const double eps = FDTD_EPS0 * (er / 4), sigma = sg / 4, loss = sigma * s->dt / (2 * eps);
+    const double ca = (1 - loss) / (1 + loss), cb = (s->dt / eps) / (1 + loss);
+    if (!isfinite(ca) || !isfinite(cb))
+        return orr_fail(err, ORR_ERR_INPUT,
+                        "%s: material: eps_r %g and sigma %g (averaged on an edge) give no finite "
+                        "update coefficient at dt %g", wu->path, er / 4, sigma, s->dt);
     const int i = s->n_coef++;
-    s->ca[i] = (1 - loss) / (1 + loss);
-    s->cb[i] = (s->dt / eps) / (1 + loss);
+    s->ca[i] = ca;
+    s->cb[i] = cb;
     s->eps[i] = eps;
     t->key[h] = key;
     t->index[h] = (uint16_t)i;
@@ -201,6 +206,12 @@ static orr_status cpml(const fdtd_workunit *wu, fdtd_setup *s, orr_error *err)
             if (FDTD_PSI_PLANE(p, n, t, 1) >= 0)
                 profile_at(wu, s, a, p <= t ? t - (p - 0.5) : (p - 0.5) - (n + 1 - t), &s->bh[a][p],
                            &s->ch[a][p]);
+            if (!isfinite(s->be[a][p] + s->ce[a][p] + s->bh[a][p] + s->ch[a][p]))
+                return orr_fail(err, ORR_ERR_INPUT,
+                                "%s: boundary: the CPML's profile along axis %c is not finite "
+                                "(order %g, reflection %g, alpha %g, cell %g m)", wu->path,
+                                "xyz"[a], wu->cpml.order, wu->cpml.reflection, wu->cpml.alpha,
+                                s->d[a]);
         }
     }
     return ORR_OK;
@@ -211,7 +222,7 @@ static orr_status cpml(const fdtd_workunit *wu, fdtd_setup *s, orr_error *err)
 static double source_value(const fdtd_source *src, long n)
 {
     if (src->waveform == FDTD_TABLE)
-        return n <= src->n_table ? src->table[n - 1] : 0;
+        return n <= src->n_table ? src->amplitude * src->table[n - 1] : 0;
     const double u = (n - src->delay) / src->width, g = exp(-u * u);
     return src->waveform == FDTD_GAUSS ? src->amplitude * g : src->amplitude * (-2 * u) * g;
 }

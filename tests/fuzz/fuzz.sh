@@ -9,8 +9,9 @@
 #                   corpus, $FUZZ_JOBS targets at a time
 # Environment: FUZZ_SRCDIR (the source tree), FUZZ_DIR (output folder),
 # FUZZ_CONFIG_H (the build's config.h), FUZZ_SOURCES (the core library's
-# sources; headers are skipped), FUZZ_X86 (yes: the x86 spectral kernels
-# too), FUZZ_TARGETS, FUZZ_CC, FUZZ_SECONDS, FUZZ_JOBS.
+# sources and the FDTD reference's row kernels, common/fdtd/rows_plain.c;
+# headers are skipped), FUZZ_X86 (yes: the x86 spectral kernels too),
+# FUZZ_TARGETS, FUZZ_CC, FUZZ_SECONDS, FUZZ_JOBS.
 # Exit status: non-zero when a build fails, a reproducer still crashes or
 # a target found a crash, a leak or undefined behaviour (its reproducer
 # is then in $FUZZ_DIR/crashes/, named after the target).
@@ -18,7 +19,7 @@ set -eu
 
 src=${FUZZ_SRCDIR:?}
 out=${FUZZ_DIR:?}
-targets=${FUZZ_TARGETS:-params stars checkpoint npy spectral validate cli diffraction diffraction_checkpoint}
+targets=${FUZZ_TARGETS:-params stars checkpoint npy spectral validate cli diffraction diffraction_checkpoint fdtd fdtd_checkpoint}
 cc=${FUZZ_CC:-clang}
 jobs=${FUZZ_JOBS:-$(nproc 2>/dev/null || echo 2)}
 san="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
