@@ -9,4 +9,7 @@
 orr_status orr_open_opencl_backend(const orr_backend_request *req, orr_backend *be,
                                    orr_error *err);
 
+/* The FDTD kind's OpenCL launches (fdtd/host.c). */
+orr_status fdtd_opencl_attach(orr_backend *be, orr_kind_slot *slot, orr_error *err);
+
 #endif
