@@ -6,6 +6,8 @@
  * precision, and in single precision correctly rounded division and
  * denormals; a device without them is refused for that configuration,
  * saying so. Build options: nothing that relaxes arithmetic. */
+#include <float.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +22,8 @@ extern const char orr_opencl_fdtd_source[];
 #define BX 32          /* kernels.cl's sweep work-groups */
 #define BY 8
 #define ROWS 8         /* kernels.cl's FDTD_ROWS */
-#define N_STATE_ARGS 24
+#define N_STATE_BUFS 23   /* the fields, the psi arrays, the maps, the tables */
+#define N_STATE_ARGS (1 + N_STATE_BUFS + 1)
 #define ARGS "setting the FDTD kernels' arguments"
 
 /* kernels.cl's copy of fdtd_dims: doubles, 64-bit integers, then ints,
@@ -155,21 +158,66 @@ static orr_status memory(orr_device *d, void *kern, double *avail, double *one_b
     return ORR_OK;
 }
 
+/* kernels.cl's cell_sizes in the program's precision: for each axis d,
+ * RN(1/d) and the numerators' biased exponents that take fdtd_div's quick
+ * path, x in [2^(emin + p + 4 + max(eb, 0)), 2^(emax - 3 + min(eb, 0)))
+ * for d in [2^eb, 2^(eb + 1)) (app_cuda/fdtd/kernels.cu's sizes_of); none
+ * unless d is normal. */
+typedef struct {
+    double d, inv;
+    cl_int elo, ehi;
+} cell_size_d;
+typedef struct {
+    float d, inv;
+    cl_int elo, ehi;
+} cell_size_f;
+
+static void quick_range(double d, int single, cl_int *elo, cl_int *ehi)
+{
+    const int emin = single ? -126 : -1022, emax = single ? 127 : 1023, p = single ? 24 : 53;
+    int eb;
+    frexp(d, &eb);
+    eb -= 1;
+    *elo = emax + emin + p + 4 + (eb > 0 ? eb : 0);
+    *ehi = emax + emax - 4 + (eb < 0 ? eb : 0);
+    if (!(d >= (single ? FLT_MIN : DBL_MIN) && d <= (single ? FLT_MAX : DBL_MAX)))
+        *elo = 1 << 30;
+}
+
+static orr_status set_cell_sizes(cl_kernel k, const fdtd_dims *dm, orr_error *err)
+{
+    cell_size_d cd[3];
+    cell_size_f cf[3];
+    for (int a = 0; a < 3; a++) {
+        cf[a].d = (float)dm->d[a];
+        cf[a].inv = 1.0f / cf[a].d;
+        quick_range(cf[a].d, 1, &cf[a].elo, &cf[a].ehi);
+        cd[a].d = dm->d[a];
+        cd[a].inv = 1.0 / cd[a].d;
+        quick_range(cd[a].d, 0, &cd[a].elo, &cd[a].ehi);
+    }
+    if (dm->single)
+        CL_TRY(clSetKernelArg(k, N_STATE_ARGS - 1, sizeof cf, cf), ARGS);
+    else
+        CL_TRY(clSetKernelArg(k, N_STATE_ARGS - 1, sizeof cd, cd), ARGS);
+    return ORR_OK;
+}
+
 /* kernels.cl's STATE_ARGS: the sizes, the fields, the psi arrays, the
- * maps, the tables. */
+ * maps, the tables, the cell sizes. */
 static orr_status set_state(const ocl_fdtd *c, cl_kernel k, const fdtd_dims *dm,
                             const fdtd_device_bufs *b, orr_error *err)
 {
-    const orr_dmem all[N_STATE_ARGS - 1] = {
+    const orr_dmem all[N_STATE_BUFS] = {
         b->f[0],   b->f[1],   b->f[2],   b->f[3],    b->f[4],    b->f[5],   b->psi[0], b->psi[1],
         b->psi[2], b->psi[3], b->psi[4], b->psi[5],  b->psi[6],  b->psi[7], b->psi[8], b->psi[9],
         b->psi[10], b->psi[11], b->map[0], b->map[1], b->map[2], b->tab,    b->eps};
     CL_TRY(clSetKernelArg(k, 0, sizeof *dm, dm), ARGS);
-    for (int i = 0; i < N_STATE_ARGS - 1; i++) {
+    for (int i = 0; i < N_STATE_BUFS; i++) {
         const cl_mem m = all[i] ? (cl_mem)all[i] : c->dummy;
         CL_TRY(clSetKernelArg(k, (cl_uint)(1 + i), sizeof m, &m), ARGS);
     }
-    return ORR_OK;
+    return set_cell_sizes(k, dm, err);
 }
 
 static orr_status enqueue(orr_device *d, cl_kernel k, cl_uint dims, const size_t *global,

@@ -5,8 +5,9 @@
  * arithmetic is update.h's macros, the tokens the C reference compiles.
  * FP_CONTRACT OFF keeps faithful mode unfused (the reference's bits); fast
  * mode's FMAs are the ones update.h writes (FDTD_FMA: fma, overloaded for
- * float and double); quotients are the language's '/' (the CUDA kernels'
- * exact reciprocal division needs an overloaded operator). host.c builds
+ * float and double); faithful quotients are the CUDA kernels'
+ * exact-reciprocal division (fdtd_div below, update.h's FDTD_DIV), the
+ * same bits as '/'. host.c builds
  * one program a configuration with FDTD_SINGLE, FDTD_FAST_MODE, FDTD_PML
  * (0 or 1) and fdtd.h's field numbers FDTD_EX .. FDTD_HZ, FDTD_N_FIELDS
  * (from the C enum, so they cannot drift); single precision also with
@@ -20,6 +21,41 @@ typedef float real;
 typedef double real;
 #endif
 #define FDTD_FMA(a, b, c) fma((a), (b), (c))
+
+/* Faithful mode's division by a cell size, correctly rounded like the '/'
+ * it stands for (app_cuda/fdtd/kernels.cu's cell_size, whose comment has
+ * the argument): q0 = x RN(1/d), then two corrections by the exact
+ * remainder; zero is its own quotient, and numerators outside the range
+ * where every intermediate stays normal take the device's '/'. */
+typedef struct {
+    real d, inv;      /* d and RN(1/d) */
+    int elo, ehi;     /* the biased exponents of x that take the quick path */
+} cell_size;          /* made by host.c (cell_sizes_of) */
+
+typedef struct {
+    cell_size s[3];
+} cell_sizes;
+
+static int biased_exponent(real x)
+{
+#if FDTD_SINGLE
+    return (as_int(x) >> 23) & 0xff;
+#else
+    return (int)((as_long(x) >> 52) & 0x7ff);
+#endif
+}
+
+static real fdtd_div(real x, cell_size s)
+{
+    const int e = biased_exponent(x);
+    if (e < s.elo || e > s.ehi)
+        return x == 0 ? x : x / s.d;   /* +-0 / d = +-0 (cell sizes are > 0) */
+    const real q0 = x * s.inv;
+    const real q1 = fma(fma(-s.d, q0, x), s.inv, q0);
+    return fma(fma(-s.d, q1, x), s.inv, q1);
+}
+#undef FDTD_DIV
+#define FDTD_DIV(x, d) fdtd_div((x), (d))
 
 #define BX 32       /* the sweeps' work-groups: 32 along i (coalesced), BY rows; host.c's */
 #define BY 8
@@ -53,7 +89,7 @@ typedef struct {
         __global real *p6, __global real *p7, __global real *p8, __global real *p9,                \
         __global real *p10, __global real *p11, __global const ushort *m0,                         \
         __global const ushort *m1, __global const ushort *m2, __global const real *tab,           \
-        __global const double *eps
+        __global const double *eps, const cell_sizes CS
 
 typedef struct {
     __global real *f[FDTD_N_FIELDS];
@@ -61,11 +97,12 @@ typedef struct {
     __global const ushort *map[3];
     __global const real *tab;
     __global const double *eps;
+    cell_sizes cs;   /* faithful mode's divisors */
 } view;
 
 #define VIEW_OF(v)                                                                          \
     const view v = {{f0, f1, f2, f3, f4, f5}, {p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11}, \
-                    {m0, m1, m2}, tab, eps}
+                    {m0, m1, m2}, tab, eps, CS}
 
 static int live(const fdtd_dims *P, int f, int i, int j, int k)
 {
@@ -142,14 +179,14 @@ static void sweep_cell(const fdtd_dims *P, const view *v, int ph, long c, cell *
             FDTD_E_FAST(x->v[q], x->a[q], x->b[q], 0, 1, 1, v->tab[m], v->tab[P->cbd[a] + m],
                         v->tab[P->cbd[b] + m]);
 #else
-            FDTD_E_FAITHFUL(x->v[q], x->a[q], x->b[q], 0, 1, 1, (real)P->d[a], (real)P->d[b],
+            FDTD_E_FAITHFUL(x->v[q], x->a[q], x->b[q], 0, 1, 1, v->cs.s[a], v->cs.s[b],
                             v->tab[m], v->tab[P->n_coef + m]);
 #endif
         } else {
 #if FDTD_FAST_MODE
             FDTD_H_FAST(x->v[q], x->a[q], x->b[q], 1, 1, 1, (real)P->dhd[a], (real)P->dhd[b]);
 #else
-            FDTD_H_FAITHFUL(x->v[q], x->a[q], x->b[q], 1, 1, 1, (real)P->d[a], (real)P->d[b],
+            FDTD_H_FAITHFUL(x->v[q], x->a[q], x->b[q], 1, 1, 1, v->cs.s[a], v->cs.s[b],
                             (real)P->dh);
 #endif
         }
@@ -184,7 +221,7 @@ static void psi_term(const fdtd_dims *P, const view *v, int term, int axis, int 
     else
         FDTD_PSI_FWD_FAST(psi, pb[p], pcd[p], g, 0, 1);
 #else
-    const real da = (real)P->d[axis];
+    const cell_size da = v->cs.s[axis];
     if (h)
         FDTD_PSI_BWD(psi, pb[p], pc[p], g, 1, 1, da);
     else

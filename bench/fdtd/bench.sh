@@ -51,11 +51,13 @@ for n in $sizes; do
         unit "$n" "$p" >"$work/wu.txt"
         rate=()
         echo "N = $n, $p:                  cell updates/s       GB/s"
-        run cpu "CPU, $threads threads" 5 "$build/app_cpu/orrery_cpu" --nthreads "$threads"
-        run one "CPU, 1 thread (best path)" 2 "$build/app_cpu/orrery_cpu" --nthreads 1
-        run plain "CPU, 1 thread, plain" 2 "$build/app_cpu/orrery_cpu" --nthreads 1 --cpu-path scalar
-        run cuda "CUDA" 50 "$build/app_cuda/orrery_cuda"
-        run opencl "OpenCL" 50 "$build/app_opencl/orrery_opencl"
+        # steps timed: enough for a second or so at N = 384 (a GPU's 50
+        # steps at N = 128 took 7 ms, and varied 4x from run to run)
+        run cpu "CPU, $threads threads" 10 "$build/app_cpu/orrery_cpu" --nthreads "$threads"
+        run one "CPU, 1 thread (best path)" 5 "$build/app_cpu/orrery_cpu" --nthreads 1
+        run plain "CPU, 1 thread, plain" 5 "$build/app_cpu/orrery_cpu" --nthreads 1 --cpu-path scalar
+        run cuda "CUDA" 500 "$build/app_cuda/orrery_cuda"
+        run opencl "OpenCL" 500 "$build/app_opencl/orrery_opencl"
         echo "  vectorised / plain (1 thread): $(ratio one plain)   OpenCL / CUDA: $(ratio opencl cuda)"
     done
 done

@@ -27,10 +27,17 @@
 #define ORRERY_FDTD_UPDATE_H
 
 /* The forward and backward curl components. */
+/* FDTD_DIV(x, d): x / d correctly rounded, as C's '/' (a dialect may
+ * compute it its own faster way with the same bits: the GPU kernels'
+ * exact-reciprocal quotient, docs/fdtd.md section 3). */
+#ifndef FDTD_DIV
+#define FDTD_DIV(x, d) ((x) / (d))
+#endif
+
 #define FDTD_CURL_FWD(A, B, c, sa, sb, da, db) \
-    (((A)[(c) + (sa)] - (A)[c]) / (da) - ((B)[(c) + (sb)] - (B)[c]) / (db))
+    (FDTD_DIV((A)[(c) + (sa)] - (A)[c], da) - FDTD_DIV((B)[(c) + (sb)] - (B)[c], db))
 #define FDTD_CURL_BWD(A, B, c, sa, sb, da, db) \
-    (((A)[c] - (A)[(c) - (sa)]) / (da) - ((B)[c] - (B)[(c) - (sb)]) / (db))
+    (FDTD_DIV((A)[c] - (A)[(c) - (sa)], da) - FDTD_DIV((B)[c] - (B)[(c) - (sb)], db))
 
 /* faithful */
 #define FDTD_E_FAITHFUL(E, A, B, c, sa, sb, da, db, ca, cb) \
@@ -55,8 +62,8 @@
  *   E: psi = b psi + c ((A(+a) - A) / da),   E = E +- cb psi,
  *   H: psi = b psi + c ((A - A(-a)) / da),   H = H -+ dh psi.
  * fast: c / da precomputed (cd), FDTD_FMA. */
-#define FDTD_PSI_FWD(psi, b, cc, A, c, sa, da) ((psi) = (b) * (psi) + (cc) * (((A)[(c) + (sa)] - (A)[c]) / (da)))
-#define FDTD_PSI_BWD(psi, b, cc, A, c, sa, da) ((psi) = (b) * (psi) + (cc) * (((A)[c] - (A)[(c) - (sa)]) / (da)))
+#define FDTD_PSI_FWD(psi, b, cc, A, c, sa, da) ((psi) = (b) * (psi) + (cc) * FDTD_DIV((A)[(c) + (sa)] - (A)[c], da))
+#define FDTD_PSI_BWD(psi, b, cc, A, c, sa, da) ((psi) = (b) * (psi) + (cc) * FDTD_DIV((A)[c] - (A)[(c) - (sa)], da))
 #define FDTD_PSI_FWD_FAST(psi, b, cd, A, c, sa) ((psi) = FDTD_FMA((b), (psi), (cd) * ((A)[(c) + (sa)] - (A)[c])))
 #define FDTD_PSI_BWD_FAST(psi, b, cd, A, c, sa) ((psi) = FDTD_FMA((b), (psi), (cd) * ((A)[c] - (A)[(c) - (sa)])))
 
