@@ -294,7 +294,7 @@ static orr_status step_once(fdtd_ctx *c, long n, int64_t rows_at, int64_t out_at
     /* the source's value made on the host: -J(n), rounded by the launch to the fields' precision */
     if (st == ORR_OK && n <= s->n_source)
         st = k->points(d, c->g->kern, &c->dm, &c->b, 1, c->wu->source.field, s->source_at,
-                       -s->source[n], 0, err);
+                       -fdtd_source_value(s, n), 0, err);
     if (st == ORR_OK)
         st = k->h_phase(d, c->g->kern, &c->dm, &c->b, rows_at, err);
     if (st == ORR_OK)

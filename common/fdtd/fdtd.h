@@ -157,8 +157,9 @@ typedef struct {
     /* the source's J(n), n = 1..steps, made on the host once in double so
      * every backend overwrites with the same value (-J(n) in the fields'
      * precision); 0 after release_after */
-    double *source;           /* [n_source + 1], source[0] unused */
+    double *source;           /* [n_values + 1], source[0] unused */
     long n_source;            /* min(release_after, steps): the steps that overwrite */
+    long n_values;            /* J(n) tabled for n <= n_values; 0 (exactly) after */
     long source_at;           /* flat index of the source cell */
     int n_probes;
     fdtd_probe *probes;       /* the work unit's, or the default one */
@@ -169,6 +170,11 @@ typedef struct {
 } fdtd_setup;
 
 orr_status fdtd_setup_init(const fdtd_workunit *wu, fdtd_setup *s, orr_error *err);
+/* J(n) for a step n <= n_source (the cell is set to -J(n)). */
+static inline double fdtd_source_value(const fdtd_setup *s, long n)
+{
+    return n <= s->n_values ? s->source[n] : 0;
+}
 void fdtd_setup_free(fdtd_setup *s);
 
 #endif

@@ -20,7 +20,7 @@ typedef struct {
                        orr_error *err);
     void (*close)(fdtd_ctx *ctx);
     /* Steps first .. first + count - 1 (numbered from 1), each: the E sweep,
-     * the CPML's E terms, the source (the cell set to -s->source[n] while
+     * the CPML's E terms, the source (the cell set to -fdtd_source_value(s, n) while
      * n <= release_after), the H sweep, the CPML's H terms. After step n:
      * probes[(n - first) * s->n_probes + p] = probe p's value (as double);
      * when n % energy_every == 0, energy[e++] = W(n) (update.h's order),

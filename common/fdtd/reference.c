@@ -168,9 +168,9 @@ static void set_source(fdtd_ctx *c, long n)
     if (n > s->n_source)
         return;
     if (c->single)
-        ((float *)c->arr[c->wu->source.field])[s->source_at] = (float)-s->source[n];
+        ((float *)c->arr[c->wu->source.field])[s->source_at] = (float)-fdtd_source_value(s, n);
     else
-        ((double *)c->arr[c->wu->source.field])[s->source_at] = -s->source[n];
+        ((double *)c->arr[c->wu->source.field])[s->source_at] = -fdtd_source_value(s, n);
 }
 
 typedef struct {

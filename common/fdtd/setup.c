@@ -234,12 +234,18 @@ static long flat(const fdtd_setup *s, const int at[3])
 
 static orr_status source_and_probes(const fdtd_workunit *wu, fdtd_setup *s, orr_error *err)
 {
-    const long m = wu->source.release_after < wu->steps ? wu->source.release_after : wu->steps;
-    if (!(s->source = calloc((size_t)m + 1, sizeof *s->source)))
-        return orr_fail(err, ORR_ERR_NOMEM, "out of memory for the source's %ld values", m);
-    s->n_source = m;
-    for (long n = 1; n <= m; n++)
-        s->source[n] = source_value(&wu->source, n);
+    const fdtd_source *src = &wu->source;
+    s->n_source = src->release_after < wu->steps ? src->release_after : wu->steps;
+    /* Only the values that can be nonzero are tabled: exp(-u^2) is 0 in
+     * double for u > 27.3, and a table ends (a long run's default
+     * release_after would otherwise ask for 8 bytes a step). */
+    const double last = src->waveform == FDTD_TABLE ? (double)src->n_table
+                                                    : floor(src->delay + 28 * src->width) + 1;
+    s->n_values = (long)fmin((double)s->n_source, fmax(0, last));
+    if (!(s->source = calloc((size_t)s->n_values + 1, sizeof *s->source)))
+        return orr_fail(err, ORR_ERR_NOMEM, "out of memory for the source's %ld values", s->n_values);
+    for (long n = 1; n <= s->n_values; n++)
+        s->source[n] = source_value(src, n);
     s->source_at = flat(s, wu->source.at);
     s->n_probes = wu->n_probes ? wu->n_probes : 1;
     s->probes = malloc((size_t)s->n_probes * sizeof *s->probes);
@@ -276,7 +282,7 @@ static void sizes(const fdtd_workunit *wu, fdtd_setup *s)
     for (int a = 0; a < s->n_arrays; a++)
         s->state_bytes += (double)s->array_len[a] * s->real_bytes;
     s->map_bytes = (s->coef_map[0] ? 3.0 * s->cells * sizeof(uint16_t) : 0) +
-                   (double)s->n_source * sizeof(double);
+                   (double)s->n_values * sizeof(double);
     const double interior = (double)s->n[0] * s->n[1] * s->n[2];
     s->flops_per_step = 36 * interior + (s->pml ? 12.0 * 6 * interior * 2 * s->pml / s->n[0] : 0);
 }
