@@ -98,8 +98,14 @@ template <typename R> static cell_sizes<R> sizes_of(const fdtd_dims *P)
 #define ROWS 8         /* sums: warps (rows) a block */
 #define POINT_THREADS 128
 /* Blocks an SM must hold: fast mode runs best with registers capped for
- * 5 (+9% at N = 384), faithful with none (its quotients need them). */
-#define MIN_BLOCKS(FAST) ((FAST) ? 5 : 1)
+ * 5 (+9% at N = 384, H200), faithful with none (its quotients need them);
+ * Turing (sm_75) holds 1024 threads an SM, so 4 there. */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+#define FAST_MIN_BLOCKS 4
+#else
+#define FAST_MIN_BLOCKS 5
+#endif
+#define MIN_BLOCKS(FAST) ((FAST) ? FAST_MIN_BLOCKS : 1)
 
 /* The state in the fields' precision. */
 template <typename R> struct view {
