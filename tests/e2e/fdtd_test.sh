@@ -72,7 +72,7 @@ done
 resumed=$(grep -c 'resuming from checkpoint' stderr.txt)
 cmp -s <(body results.txt) <(body ../ref/results.txt) ||
     fail "the killed run's results differ: $(diff <(body results.txt) <(body ../ref/results.txt) | head -4)"
-[ "$kills" = 0 ] || [ "$resumed" -gt 0 ] || fail "$kills kills and never a resume"
+[ "$kills" -ge 1 ] && [ "$resumed" -ge 1 ] || fail "$kills kills and $resumed resumes: too few to test anything"
 ok "killed $kills times, resumed $resumed times: the same results"
 # a finished run restarted prints nothing twice and succeeds
 "$app" "${run[@]}" -o again.txt 2>>stderr.txt || fail "restart after the report failed"
