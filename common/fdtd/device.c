@@ -58,12 +58,8 @@ static void dims_of(const fdtd_workunit *wu, const fdtd_setup *s, fdtd_dims *dm)
     dm->has_map = s->coef_map[0] != NULL;
     memcpy(dm->lo, s->lo, sizeof dm->lo);
     memcpy(dm->hi, s->hi, sizeof dm->hi);
-    int off = 2 * s->n_coef;
-    for (int a = 0; a < 3; a++, off += s->n_coef)
-        dm->cbd[a] = off;
-    for (int a = 0; s->pml && a < 3; a++)
-        for (int h = 0; h < 2; h++, off += 3 * (s->n[a] + 2))
-            dm->prof[h][a] = off;
+    memcpy(dm->cbd, s->cbd_at, sizeof dm->cbd);
+    memcpy(dm->prof, s->prof_at, sizeof dm->prof);
     /* each phase's launch box: the union of its three fields' live ranges */
     for (int ph = 0; ph < 2; ph++)
         for (int a = 0; a < 3; a++) {
@@ -77,45 +73,16 @@ static void dims_of(const fdtd_workunit *wu, const fdtd_setup *s, fdtd_dims *dm)
     dm->n_probes = s->n_probes;
 }
 
-static size_t table_len(const fdtd_setup *s)
+/* setup.c's table in the fields' precision (NULL: out of memory; the
+ * double one is setup's own, not to be freed). */
+static const void *table_in(const fdtd_setup *s, float **single)
 {
-    size_t len = 5 * (size_t)s->n_coef;
-    for (int a = 0; s->pml && a < 3; a++)
-        len += 6 * (size_t)(s->n[a] + 2);
-    return len;
-}
-
-/* The tables at dims_of's offsets, each value a double rounded once to the
- * fields' precision, as reference.c's view (the same quotients). */
-static void *make_tables(const fdtd_setup *s, const fdtd_dims *dm)
-{
-    const size_t len = table_len(s), nc = (size_t)s->n_coef;
-    double *t = malloc(len * sizeof *t);
-    if (!t)
-        return NULL;
-    for (size_t i = 0; i < nc; i++) {
-        t[i] = s->ca[i];
-        t[nc + i] = s->cb[i];
-        for (int a = 0; a < 3; a++)
-            t[dm->cbd[a] + i] = s->cb[i] / s->d[a];
-    }
-    for (int a = 0; s->pml && a < 3; a++) {
-        const double *src[2][2] = {{s->be[a], s->ce[a]}, {s->bh[a], s->ch[a]}};
-        for (int h = 0; h < 2; h++) {
-            double *b = t + dm->prof[h][a], *cc = b + s->n[a] + 2, *cd = cc + s->n[a] + 2;
-            for (int i = 0; i < s->n[a] + 2; i++) {
-                b[i] = src[h][0][i];
-                cc[i] = src[h][1][i];
-                cd[i] = src[h][1][i] / s->d[a];
-            }
-        }
-    }
+    *single = NULL;
     if (s->real_bytes == 8)
-        return t;
-    float *f = malloc(len * sizeof *f);
-    for (size_t i = 0; f && i < len; i++)
-        f[i] = (float)t[i];
-    free(t);
+        return s->table;
+    float *f = *single = malloc(s->table_len * sizeof *f);
+    for (size_t i = 0; f && i < s->table_len; i++)
+        f[i] = (float)s->table[i];
     return f;
 }
 
@@ -155,7 +122,7 @@ static double device_bytes(const fdtd_ctx *c)
 {
     const fdtd_setup *s = c->s;
     return s->state_bytes + (s->coef_map[0] ? 3.0 * s->cells * sizeof(uint16_t) : 0) +
-           (double)table_len(s) * s->real_bytes + s->n_coef * sizeof(double) +
+           (double)s->table_len * s->real_bytes + s->n_coef * sizeof(double) +
            s->n_probes * (2.0 * sizeof(int64_t) + MAX_LAUNCH_STEPS * sizeof(double)) +
            (c->e_cap + 1) * rows_bytes(c);
 }
@@ -196,12 +163,13 @@ static orr_status alloc_all(fdtd_ctx *c, orr_error *err)
                           a < FDTD_N_FIELDS ? &b->f[a] : &b->psi[a - FDTD_N_FIELDS], err);
     for (int a = 0; st == ORR_OK && s->coef_map[0] && a < 3; a++)
         st = orr_device_upload_new(d, s->coef_map[a], s->cells * sizeof(uint16_t), &b->map[a], err);
-    void *tab = st == ORR_OK ? make_tables(s, &c->dm) : NULL;
+    float *single = NULL;
+    const void *tab = st == ORR_OK ? table_in(s, &single) : NULL;
     if (st == ORR_OK && !tab)
         st = orr_fail(err, ORR_ERR_NOMEM, "out of memory");
     if (st == ORR_OK)
-        st = orr_device_upload_new(d, tab, table_len(s) * s->real_bytes, &b->tab, err);
-    free(tab);
+        st = orr_device_upload_new(d, tab, s->table_len * s->real_bytes, &b->tab, err);
+    free(single);
     if (st == ORR_OK)
         st = orr_device_upload_new(d, s->eps, (size_t)s->n_coef * sizeof(double), &b->eps, err);
     int64_t *at = st == ORR_OK ? malloc((size_t)s->n_probes * 2 * sizeof *at) : NULL;

@@ -152,6 +152,13 @@ typedef struct {
      * indices 0..n+1; b = 1, c = 0 outside the layer */
     double *be[3], *ce[3], *bh[3], *ch[3];
     int pml;                  /* thickness, cells (0: no CPML) */
+    /* What the kernels read, in one array of doubles (the backends round it
+     * once to the fields' precision): ca, cb, then cb / d[a] at cbd_at[a]
+     * (fast mode's coefficients); with the CPML, for axis a and h (E 0, H 1)
+     * at prof_at[h][a]: b, c and c / d[a], n[a] + 2 values each. */
+    double *table;
+    size_t table_len;
+    int cbd_at[3], prof_at[2][3];
     int n_arrays;             /* fields + psi arrays */
     size_t array_len[FDTD_MAX_ARRAYS];   /* elements */
     /* the source's J(n), n = 1..steps, made on the host once in double so

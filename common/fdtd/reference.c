@@ -50,58 +50,41 @@ static orr_status alloc_arrays(fdtd_ctx *c, orr_error *err)
     return ORR_OK;
 }
 
-/* The tables of setup.c in REAL, and the view over the arrays. */
-#define FILL_VIEW(REAL, v)                                                                   \
-    do {                                                                                     \
-        const fdtd_setup *s = c->s;                                                          \
-        const size_t nc = (size_t)s->n_coef, np = (size_t)(s->n[0] + s->n[1] + s->n[2] + 6); \
-        REAL *t = c->tables = malloc((5 * nc + 9 * np) * sizeof(REAL));                      \
-        if (!t)                                                                              \
-            return orr_fail(err, ORR_ERR_NOMEM, "out of memory");                            \
-        for (int f = 0; f < FDTD_N_FIELDS; f++)                                              \
-            (v).f[f] = c->arr[f];                                                            \
-        for (int q = 0; q < FDTD_N_PSI; q++)                                                 \
-            (v).psi[q] = s->pml ? c->arr[FDTD_N_FIELDS + q] : NULL;                          \
-        REAL *ca = t, *cb = t + nc;                                                          \
-        for (size_t i = 0; i < nc; i++) {                                                    \
-            ca[i] = (REAL)s->ca[i];                                                          \
-            cb[i] = (REAL)s->cb[i];                                                          \
-        }                                                                                    \
-        (v).ca = ca;                                                                         \
-        (v).cb = cb;                                                                         \
-        (v).eps = s->eps;                                                                    \
-        (v).dh = (REAL)s->dh;                                                                \
-        REAL *p = t + 2 * nc;                                                                \
-        for (int a = 0; a < 3; a++) {                                                        \
-            (v).map[a] = s->coef_map[a];                                                     \
-            (v).d[a] = (REAL)s->d[a];                                                        \
-            (v).dhd[a] = (REAL)(s->dh / s->d[a]);                                            \
-            (v).n[a] = s->n[a];                                                              \
-            REAL *cbd = p;                                                                   \
-            for (size_t i = 0; i < nc; i++)                                                  \
-                cbd[i] = (REAL)(s->cb[i] / s->d[a]);                                         \
-            (v).cbd[a] = cbd;                                                                \
-            p += nc;                                                                         \
-            const double *src[2][2] = {{s->be[a], s->ce[a]}, {s->bh[a], s->ch[a]}};          \
-            for (int h = 0; s->pml && h < 2; h++) {                                          \
-                REAL *b = p, *cc = p + s->n[a] + 2, *cd = p + 2 * (s->n[a] + 2);             \
-                for (int i = 0; i < s->n[a] + 2; i++) {                                      \
-                    b[i] = (REAL)src[h][0][i];                                               \
-                    cc[i] = (REAL)src[h][1][i];                                              \
-                    cd[i] = (REAL)(src[h][1][i] / s->d[a]);                                  \
-                }                                                                            \
-                (v).b[h][a] = b;                                                             \
-                (v).c[h][a] = cc;                                                            \
-                (v).cd[h][a] = cd;                                                           \
-                p += 3 * (s->n[a] + 2);                                                      \
-            }                                                                                \
-        }                                                                                    \
-        (v).t = s->pml;                                                                      \
-        (v).fast = c->wu->arithmetic == FDTD_FAST;                                           \
-        (v).sx = s->sx;                                                                      \
-        (v).sy = s->sy;                                                                      \
-        memcpy((v).lo, s->lo, sizeof s->lo);                                                 \
-        memcpy((v).hi, s->hi, sizeof s->hi);                                                 \
+/* The view over the arrays, with setup.c's table rounded once to REAL. */
+#define FILL_VIEW(REAL, v)                                                         \
+    do {                                                                           \
+        const fdtd_setup *s = c->s;                                                \
+        REAL *t = c->tables = malloc(s->table_len * sizeof(REAL));                 \
+        if (!t)                                                                    \
+            return orr_fail(err, ORR_ERR_NOMEM, "out of memory");                  \
+        for (size_t i = 0; i < s->table_len; i++)                                  \
+            t[i] = (REAL)s->table[i];                                              \
+        for (int f = 0; f < FDTD_N_FIELDS; f++)                                    \
+            (v).f[f] = c->arr[f];                                                  \
+        for (int q = 0; q < FDTD_N_PSI; q++)                                       \
+            (v).psi[q] = s->pml ? c->arr[FDTD_N_FIELDS + q] : NULL;                \
+        (v).ca = t;                                                                \
+        (v).cb = t + s->n_coef;                                                    \
+        (v).eps = s->eps;                                                          \
+        (v).dh = (REAL)s->dh;                                                      \
+        for (int a = 0; a < 3; a++) {                                              \
+            (v).map[a] = s->coef_map[a];                                           \
+            (v).d[a] = (REAL)s->d[a];                                              \
+            (v).dhd[a] = (REAL)(s->dh / s->d[a]);                                  \
+            (v).n[a] = s->n[a];                                                    \
+            (v).cbd[a] = t + s->cbd_at[a];                                         \
+            for (int h = 0; s->pml && h < 2; h++) {                                \
+                (v).b[h][a] = t + s->prof_at[h][a];                                \
+                (v).c[h][a] = (v).b[h][a] + s->n[a] + 2;                           \
+                (v).cd[h][a] = (v).c[h][a] + s->n[a] + 2;                          \
+            }                                                                      \
+        }                                                                          \
+        (v).t = s->pml;                                                            \
+        (v).fast = c->wu->arithmetic == FDTD_FAST;                                 \
+        (v).sx = s->sx;                                                            \
+        (v).sy = s->sy;                                                            \
+        memcpy((v).lo, s->lo, sizeof s->lo);                                       \
+        memcpy((v).hi, s->hi, sizeof s->hi);                                       \
     } while (0)
 
 static orr_status fill_view_d(fdtd_ctx *c, orr_error *err)

@@ -268,6 +268,40 @@ static orr_status source_and_probes(const fdtd_workunit *wu, fdtd_setup *s, orr_
     return ORR_OK;
 }
 
+/* fdtd.h's table: every coefficient the kernels read, made here once. */
+static orr_status make_table(fdtd_setup *s, orr_error *err)
+{
+    const size_t nc = (size_t)s->n_coef;
+    size_t len = 5 * nc;
+    for (int a = 0; s->pml && a < 3; a++)
+        len += 6 * (size_t)(s->n[a] + 2);
+    double *t = s->table = malloc(len * sizeof *t);
+    if (!t)
+        return orr_fail(err, ORR_ERR_NOMEM, "out of memory");
+    s->table_len = len;
+    memcpy(t, s->ca, nc * sizeof *t);
+    memcpy(t + nc, s->cb, nc * sizeof *t);
+    size_t off = 2 * nc;
+    for (int a = 0; a < 3; a++, off += nc) {
+        s->cbd_at[a] = (int)off;
+        for (size_t i = 0; i < nc; i++)
+            t[off + i] = s->cb[i] / s->d[a];
+    }
+    for (int a = 0; s->pml && a < 3; a++) {
+        const double *src[2][2] = {{s->be[a], s->ce[a]}, {s->bh[a], s->ch[a]}};
+        const int np = s->n[a] + 2;
+        for (int h = 0; h < 2; h++, off += 3 * (size_t)np) {
+            s->prof_at[h][a] = (int)off;
+            for (int i = 0; i < np; i++) {
+                t[off + i] = src[h][0][i];
+                t[off + np + i] = src[h][1][i];
+                t[off + 2 * np + i] = src[h][1][i] / s->d[a];
+            }
+        }
+    }
+    return ORR_OK;
+}
+
 static void sizes(const fdtd_workunit *wu, fdtd_setup *s)
 {
     s->n_arrays = FDTD_N_FIELDS + (s->pml ? FDTD_N_PSI : 0);
@@ -282,6 +316,7 @@ static void sizes(const fdtd_workunit *wu, fdtd_setup *s)
     for (int a = 0; a < s->n_arrays; a++)
         s->state_bytes += (double)s->array_len[a] * s->real_bytes;
     s->map_bytes = (s->coef_map[0] ? 3.0 * s->cells * sizeof(uint16_t) : 0) +
+                   (double)s->table_len * sizeof(double) +
                    (double)s->n_values * sizeof(double);
     const double interior = (double)s->n[0] * s->n[1] * s->n[2];
     s->flops_per_step = 36 * interior + (s->pml ? 12.0 * 6 * interior * 2 * s->pml / s->n[0] : 0);
@@ -307,6 +342,8 @@ orr_status fdtd_setup_init(const fdtd_workunit *wu, fdtd_setup *s, orr_error *er
     if (st == ORR_OK)
         st = cpml(wu, s, err);
     if (st == ORR_OK)
+        st = make_table(s, err);
+    if (st == ORR_OK)
         st = source_and_probes(wu, s, err);
     if (st != ORR_OK) {
         fdtd_setup_free(s);
@@ -328,6 +365,7 @@ void fdtd_setup_free(fdtd_setup *s)
         free(s->bh[a]);
         free(s->ch[a]);
     }
+    free(s->table);
     free(s->source);
     free(s->probes);
     free(s->probe_at);
