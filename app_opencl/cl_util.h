@@ -23,9 +23,11 @@ orr_status ocl_build_program(cl_context context, cl_device_id dev, const char *s
                              const char *options, const char *what, cl_program *out,
                              orr_error *err);
 /* Waits for `done` without busy-waiting, even on drivers whose clFinish
- * spins: flushes queue, sleeps through most of expected_s, then polls
- * every 0.2 ms. Returns the command's error or CL_SUCCESS. */
-cl_int ocl_wait_sleeping(cl_command_queue queue, cl_event done, double expected_s);
+ * spins: flushes queue, sleeps through half of expected_s (the last
+ * batch's whole time) less running_s (what this batch has run), then
+ * polls every 0.2 ms. Returns the command's error or CL_SUCCESS. */
+cl_int ocl_wait_sleeping(cl_command_queue queue, cl_event done, double expected_s,
+                         double running_s);
 
 /* In a function returning orr_status with an orr_error *err in scope. */
 #define CL_TRY(call, what)                                                                    \

@@ -2,7 +2,7 @@
  * and waits through the OpenCL API, every return code checked and named,
  * and the device BOINC assigned (boinc_get_opencl_ids), else
  * --platform/--device, else the best FP64 device. Some drivers spin in
- * clFinish, so waits flush, sleep for most of the expected time, then
+ * clFinish, so waits flush, sleep for part of the expected time, then
  * poll an event (ocl_wait_sleeping). */
 #include "device_opencl.h"
 
@@ -62,12 +62,17 @@ static orr_status cl_fill(orr_device *d, orr_dmem dst, unsigned char byte, size_
     return ORR_OK;
 }
 
+/* The device has run this batch since the queue last drained: its
+ * launches start while the host still enqueues the rest. */
 static orr_status cl_finish(orr_device *d, double expected_s, orr_error *err)
 {
+    ocl_device *o = ocl_of(d);
     cl_event done = NULL;
-    cl_int e = clEnqueueMarkerWithWaitList(ocl_of(d)->queue, 0, NULL, &done);
+    cl_int e = clEnqueueMarkerWithWaitList(o->queue, 0, NULL, &done);
+    const double running = o->idle_at > 0 ? orr_runtime_seconds() - o->idle_at : 0;
     if (e == CL_SUCCESS)
-        e = ocl_wait_sleeping(ocl_of(d)->queue, done, expected_s);
+        e = ocl_wait_sleeping(o->queue, done, expected_s, running);
+    o->idle_at = orr_runtime_seconds();
     if (done)
         clReleaseEvent(done);
     if (e != CL_SUCCESS)

@@ -16,6 +16,7 @@ typedef struct {
     cl_context context;
     cl_command_queue queue;
     char vendor_options[128];   /* build options for this compiler */
+    double idle_at;             /* when a wait last found the queue drained (0: never) */
 } ocl_device;
 
 static inline ocl_device *ocl_of(const orr_device *d) { return (ocl_device *)d->handle; }
