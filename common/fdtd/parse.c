@@ -5,46 +5,41 @@
  * boundary: the source cell, the probes, the CPML's fit) is checked at the
  * end, still naming the line at fault. A missing required statement names
  * the file's last line (where it could be added). Regions name materials
- * defined above them, so they are resolved at once. */
+ * defined above them, so they are resolved at once. The text's rules, the
+ * words, the values and the messages are common/io/wutext.c's; this file
+ * has FDTD's statements and checks. */
 #include "fdtd.h"
 
-#include <ctype.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../io/io.h"
-
-/* Source tables can be long: 1e7 values take ~100 MB of text, so the cap
- * (64 MiB) is what bounds a table in practice. */
-#define WU_MAX_BYTES ((size_t)64 << 20)
-#define TEXT_LEN 64   /* a value as written, NUL included (param values, messages) */
-#define NAME_RULE "[A-Za-z_][A-Za-z0-9_]*, at most %d characters"
-
-typedef struct {
-    const char *s;
-    size_t n;
-} token;
+#include "../io/wutext.h"
 
 enum { ONCE_GRID, ONCE_CELL, ONCE_COURANT, ONCE_STEPS, ONCE_BOUNDARY, ONCE_SOURCE, ONCE_ENERGY,
        ONCE_ARITHMETIC, ONCE_PRECISION, ONCE_SNAPSHOT, N_ONCE };
+_Static_assert(N_ONCE <= WUT_MAX_ONCE, "more once-only statements than wut_parser holds");
 
+/* FDTD's parser state: the shared one first (its statement readers get
+ * that; fd() gives back the rest). */
 typedef struct {
-    const char *path;
-    int line;
-    token *tok;           /* the line's words: no limit, a table line may be long */
-    int n, cap;
-    const char *stmt;     /* the statement being read, for keys */
-    char key[64];         /* "statement key" */
-    orr_error *err;
+    wut_parser t;
     fdtd_workunit *wu;
-    int seen_line[N_ONCE];    /* statements allowed once: where given */
     int table_line;           /* the first `table` line */
     int at_given, release_given;
-    int last_line;
 } parser;
+
+static parser *fd(wut_parser *p)
+{
+    return (parser *)p;
+}
+
+static fdtd_workunit *wu_of(wut_parser *p)
+{
+    return fd(p)->wu;
+}
 
 static const char *const field_names[FDTD_N_FIELDS] = {"ex", "ey", "ez", "hx", "hy", "hz"};
 
@@ -53,109 +48,17 @@ const char *fdtd_field_name(fdtd_field f)
     return (int)f >= 0 && f < FDTD_N_FIELDS ? field_names[f] : "?";
 }
 
-/* ---- messages ---- */
-
-static orr_status vbad(parser *p, int line, const char *key, const char *fmt, va_list ap)
-{
-    char msg[512];
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    return orr_fail(p->err, ORR_ERR_INPUT, "%s:%d: %s: %s", p->path, line, key, msg);
-}
-
-#if defined(__GNUC__)
-#define PRINTF_LIKE(a, b) __attribute__((format(printf, a, b)))
-#else
-#define PRINTF_LIKE(a, b)
-#endif
-
-/* "path:line: key: message" for the line being read. */
-static orr_status PRINTF_LIKE(3, 4) bad(parser *p, const char *key, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    orr_status s = vbad(p, p->line, key, fmt, ap);
-    va_end(ap);
-    return s;
-}
-
-/* The same for a line read earlier (the checks of the whole file). */
-static orr_status PRINTF_LIKE(4, 5) bad_at(parser *p, int line, const char *key,
-                                            const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    orr_status s = vbad(p, line, key, fmt, ap);
-    va_end(ap);
-    return s;
-}
-
-static orr_status no_memory(parser *p)
-{
-    return orr_fail(p->err, ORR_ERR_NOMEM, "%s:%d: out of memory", p->path, p->line);
-}
-
-/* "statement key", the key of a key=value field in messages. */
-static const char *keyof(parser *p, const char *field)
-{
-    snprintf(p->key, sizeof p->key, "%s %s", p->stmt, field);
-    return p->key;
-}
-
-/* ---- tokens and values ---- */
-
-static int tok_is(const token *t, const char *word)
-{
-    return t->n == strlen(word) && memcmp(t->s, word, t->n) == 0;
-}
-
-/* The token as text for messages, cut to fit. */
-static const char *tok_text(const token *t, char out[TEXT_LEN])
-{
-    size_t n = t->n < TEXT_LEN - 1 ? t->n : TEXT_LEN - 1;
-    memcpy(out, t->s, n);
-    out[n] = '\0';
-    return out;
-}
-
-/* A finite number (inf, nan and overflow are refused). */
-static orr_status number(parser *p, const char *key, const token *t, double *v)
-{
-    char text[TEXT_LEN];
-    if (orr_parse_double(t->s, t->n, v) != 0 || !isfinite(*v))
-        return bad(p, key, "expected a finite number, found '%s'", tok_text(t, text));
-    return ORR_OK;
-}
-
-static orr_status whole(parser *p, const char *key, const token *t, long lo, long hi, long *v)
-{
-    char text[TEXT_LEN];
-    if (orr_parse_long(t->s, t->n, v) != 0)
-        return bad(p, key, "expected a whole number, found '%s'", tok_text(t, text));
-    if (*v < lo || *v > hi)
-        return bad(p, key, "%ld is outside %ld..%ld", *v, lo, hi);
-    return ORR_OK;
-}
-
-static orr_status whole_int(parser *p, const char *key, const token *t, long lo, long hi, int *v)
-{
-    long x;
-    orr_status s = whole(p, key, t, lo, hi, &x);
-    if (s == ORR_OK)
-        *v = (int)x;
-    return s;
-}
-
 /* X,Y,Z: exactly three comma-separated parts (each checked by the caller). */
-static orr_status split3(parser *p, const char *key, const token *t, token part[3])
+static orr_status split3(wut_parser *p, const char *key, const wut_token *t, wut_token part[3])
 {
     const char *s = t->s, *end = t->s + t->n;
     for (int i = 0; i < 3; i++) {
         const char *c = memchr(s, ',', (size_t)(end - s));
         const char *stop = i < 2 ? c : end;
         if (!stop || (i == 2 && c)) {
-            char text[TEXT_LEN];
-            return bad(p, key, "expected three values separated by commas, found '%s'",
-                       tok_text(t, text));
+            char text[WUT_TEXT_LEN];
+            return wut_bad(p, key, "expected three values separated by commas, found '%s'",
+                           wut_tok_text(t, text));
         }
         part[i].s = s;
         part[i].n = (size_t)(stop - s);
@@ -164,229 +67,125 @@ static orr_status split3(parser *p, const char *key, const token *t, token part[
     return ORR_OK;
 }
 
-static orr_status triple(parser *p, const char *key, const token *t, double v[3])
+static orr_status triple(wut_parser *p, const char *key, const wut_token *t, double v[3])
 {
-    token part[3];
+    wut_token part[3];
     orr_status s = split3(p, key, t, part);
     for (int i = 0; s == ORR_OK && i < 3; i++)
-        s = number(p, key, &part[i], &v[i]);
+        s = wut_number(p, key, &part[i], &v[i]);
     return s;
 }
 
 /* Padded indices I,J,K: 0..FDTD_MAX_N + 1 here, the grid's range at the end. */
-static orr_status indices(parser *p, const char *key, const token *t, int v[3])
+static orr_status indices(wut_parser *p, const char *key, const wut_token *t, int v[3])
 {
-    token part[3];
+    wut_token part[3];
     orr_status s = split3(p, key, t, part);
     for (int i = 0; s == ORR_OK && i < 3; i++)
-        s = whole_int(p, key, &part[i], 0, FDTD_MAX_N + 1, &v[i]);
+        s = wut_whole_int(p, key, &part[i], 0, FDTD_MAX_N + 1, &v[i]);
     return s;
-}
-
-static int valid_name(const token *t)
-{
-    if (t->n == 0 || t->n >= FDTD_NAME_LEN || !(isalpha((unsigned char)t->s[0]) || t->s[0] == '_'))
-        return 0;
-    for (size_t i = 1; i < t->n; i++)
-        if (!isalnum((unsigned char)t->s[i]) && t->s[i] != '_')
-            return 0;
-    return 1;
-}
-
-/* Which of words t is, or -1. */
-static int word_of(const token *t, const char *const *words, int n)
-{
-    for (int i = 0; i < n; i++)
-        if (tok_is(t, words[i]))
-            return i;
-    return -1;
-}
-
-/* "a, b or c", for messages. */
-static const char *word_list(const char *const *words, int n, char *out, size_t size)
-{
-    out[0] = '\0';
-    for (int i = 0; i < n; i++)
-        snprintf(out + strlen(out), size - strlen(out), "%s%s",
-                 i == 0 ? "" : i == n - 1 ? " or " : ", ", words[i]);
-    return out;
-}
-
-/* One of words, or an error listing them. */
-static orr_status choice(parser *p, const char *key, const token *t, const char *const *words,
-                         int n, int *v)
-{
-    char text[TEXT_LEN], list[128];
-    if ((*v = word_of(t, words, n)) >= 0)
-        return ORR_OK;
-    return bad(p, key, "expected %s, found '%s'", word_list(words, n, list, sizeof list),
-               tok_text(t, text));
-}
-
-static orr_status arity(parser *p, int want)
-{
-    if (p->n - 1 == want)
-        return ORR_OK;
-    return bad(p, p->stmt, "expected %d value%s, found %d", want, want == 1 ? "" : "s", p->n - 1);
-}
-
-/* key=value fields from word `first` on: each key at most once; the values
- * come back by key index (s NULL: absent). */
-static orr_status fields(parser *p, int first, const char *const *keys, int n_keys, token *out)
-{
-    memset(out, 0, (size_t)n_keys * sizeof *out);
-    for (int i = first; i < p->n; i++) {
-        const token *t = &p->tok[i];
-        const char *eq = memchr(t->s, '=', t->n);
-        char text[TEXT_LEN], list[160];
-        if (!eq)
-            return bad(p, p->stmt, "expected key=value, found '%s'", tok_text(t, text));
-        const token name = {t->s, (size_t)(eq - t->s)};
-        const int k = word_of(&name, keys, n_keys);
-        if (k < 0)
-            return bad(p, p->stmt, "unknown key '%s' (expected %s)", tok_text(&name, text),
-                       word_list(keys, n_keys, list, sizeof list));
-        if (out[k].s)
-            return bad(p, keyof(p, keys[k]), "given twice on the line");
-        out[k].s = eq + 1;
-        out[k].n = t->n - name.n - 1;
-        if (out[k].n == 0)
-            return bad(p, keyof(p, keys[k]), "has no value");
-    }
-    return ORR_OK;
-}
-
-static orr_status need(parser *p, const char *key, const token *f)
-{
-    return f->s ? ORR_OK : bad(p, keyof(p, key), "missing (required)");
-}
-
-/* Capacities double at powers of two. */
-static orr_status grow(parser *p, void **a, size_t item, long count)
-{
-    if (count & (count - 1))
-        return ORR_OK;
-    void *n = realloc(*a, (size_t)(count ? 2 * count : 1) * item);
-    if (!n)
-        return no_memory(p);
-    *a = n;
-    return ORR_OK;
 }
 
 /* ---- statements, each on its own line ---- */
 
-static orr_status st_param(parser *p)
+static orr_status st_param(wut_parser *p)
 {
-    fdtd_workunit *wu = p->wu;
-    char name[TEXT_LEN];
-    orr_status s = arity(p, 2);
-    if (s != ORR_OK)
-        return s;
-    tok_text(&p->tok[1], name);
-    if (!valid_name(&p->tok[1]))
-        return bad(p, "param", "'%s' is not a name (" NAME_RULE ")", name, FDTD_NAME_LEN - 1);
-    if (p->tok[2].n >= TEXT_LEN)
-        return bad(p, "param", "the value of '%s' is %zu characters; at most %d", name,
-                   p->tok[2].n, TEXT_LEN - 1);
-    if (wu->n_params == FDTD_MAX_PARAMS)
-        return bad(p, "param", "more than %d parameters", FDTD_MAX_PARAMS);
-    for (int i = 0; i < wu->n_params; i++)
-        if (strcmp(wu->param_name[i], name) == 0)
-            return bad(p, "param", "'%s' given twice", name);
-    strcpy(wu->param_name[wu->n_params], name);
-    tok_text(&p->tok[2], wu->param_text[wu->n_params]);
-    wu->n_params++;
-    return ORR_OK;
+    fdtd_workunit *wu = wu_of(p);
+    return wut_param(p, &wu->n_params, FDTD_MAX_PARAMS, wu->param_name[0], sizeof wu->param_name[0],
+                     wu->param_text[0], sizeof wu->param_text[0]);
 }
 
-static orr_status st_grid(parser *p)
+static orr_status st_grid(wut_parser *p)
 {
-    orr_status s = arity(p, 3);
+    orr_status s = wut_arity(p, 3);
     for (int a = 0; s == ORR_OK && a < 3; a++)
-        s = whole_int(p, "grid", &p->tok[1 + a], 1, FDTD_MAX_N, &p->wu->n[a]);
+        s = wut_whole_int(p, "grid", &p->tok[1 + a], 1, FDTD_MAX_N, &wu_of(p)->n[a]);
     return s;
 }
 
-static orr_status st_cell(parser *p)
+static orr_status st_cell(wut_parser *p)
 {
-    orr_status s = arity(p, 3);
+    double *d = wu_of(p)->d;
+    orr_status s = wut_arity(p, 3);
     for (int a = 0; s == ORR_OK && a < 3; a++) {
-        s = number(p, "cell", &p->tok[1 + a], &p->wu->d[a]);
-        if (s == ORR_OK && !(p->wu->d[a] > 0))
-            s = bad(p, "cell", "%g must be > 0 (metres)", p->wu->d[a]);
+        s = wut_number(p, "cell", &p->tok[1 + a], &d[a]);
+        if (s == ORR_OK && !(d[a] > 0))
+            s = wut_bad(p, "cell", "%g must be > 0 (metres)", d[a]);
     }
     return s;
 }
 
-static orr_status st_courant(parser *p)
+static orr_status st_courant(wut_parser *p)
 {
-    double *S = &p->wu->courant;
-    orr_status s = arity(p, 1);
+    double *S = &wu_of(p)->courant;
+    orr_status s = wut_arity(p, 1);
     if (s == ORR_OK)
-        s = number(p, "courant", &p->tok[1], S);
+        s = wut_number(p, "courant", &p->tok[1], S);
     if (s == ORR_OK && *S > 1)
-        s = bad(p, "courant", "%g is above the stability limit 1", *S);
+        s = wut_bad(p, "courant", "%g is above the stability limit 1", *S);
     if (s == ORR_OK && !(*S > 0))
-        s = bad(p, "courant", "%g must be > 0", *S);
+        s = wut_bad(p, "courant", "%g must be > 0", *S);
     return s;
 }
 
-static orr_status st_steps(parser *p)
+static orr_status st_steps(wut_parser *p)
 {
-    orr_status s = arity(p, 1);
-    return s == ORR_OK ? whole(p, "steps", &p->tok[1], 1, FDTD_MAX_STEPS, &p->wu->steps) : s;
+    orr_status s = wut_arity(p, 1);
+    return s == ORR_OK ? wut_whole(p, "steps", &p->tok[1], 1, FDTD_MAX_STEPS, &wu_of(p)->steps) : s;
 }
 
 /* The CPML's keys; boundary checks they come only with cpml. */
-static orr_status cpml_keys(parser *p, const token *f, fdtd_cpml *c)
+static orr_status cpml_keys(wut_parser *p, const wut_token *f, fdtd_cpml *c)
 {
     orr_status s = ORR_OK;
     if (f[0].s)
-        s = whole_int(p, keyof(p, "thickness"), &f[0], 1, FDTD_MAX_N, &c->thickness);
-    if (s == ORR_OK && f[1].s && (s = number(p, keyof(p, "order"), &f[1], &c->order)) == ORR_OK &&
+        s = wut_whole_int(p, wut_keyof(p, "thickness"), &f[0], 1, FDTD_MAX_N, &c->thickness);
+    if (s == ORR_OK && f[1].s &&
+        (s = wut_number(p, wut_keyof(p, "order"), &f[1], &c->order)) == ORR_OK &&
         !(c->order >= 0 && c->order <= 20))
-        s = bad(p, p->key, "%g is outside 0..20", c->order);
+        s = wut_bad(p, p->key, "%g is outside 0..20", c->order);
     if (s == ORR_OK && f[2].s &&
-        (s = number(p, keyof(p, "reflection"), &f[2], &c->reflection)) == ORR_OK &&
+        (s = wut_number(p, wut_keyof(p, "reflection"), &f[2], &c->reflection)) == ORR_OK &&
         !(c->reflection > 0 && c->reflection < 1))
-        s = bad(p, p->key, "%g must be > 0 and < 1", c->reflection);
-    if (s == ORR_OK && f[3].s && (s = number(p, keyof(p, "alpha"), &f[3], &c->alpha)) == ORR_OK &&
-        !(c->alpha >= 0))
-        s = bad(p, p->key, "%g must be >= 0 (S/m)", c->alpha);
+        s = wut_bad(p, p->key, "%g must be > 0 and < 1", c->reflection);
+    if (s == ORR_OK && f[3].s &&
+        (s = wut_number(p, wut_keyof(p, "alpha"), &f[3], &c->alpha)) == ORR_OK && !(c->alpha >= 0))
+        s = wut_bad(p, p->key, "%g must be >= 0 (S/m)", c->alpha);
     return s;
 }
 
-static orr_status st_boundary(parser *p)
+static orr_status st_boundary(wut_parser *p)
 {
     static const char *const kinds[] = {"thesis", "pec", "cpml"};
     static const char *const keys[] = {"thickness", "order", "reflection", "alpha"};
-    token f[4];
+    wut_token f[4];
     int kind;
     if (p->n < 2)
-        return bad(p, "boundary", "expected thesis, pec or cpml");
-    orr_status s = choice(p, "boundary", &p->tok[1], kinds, 3, &kind);
+        return wut_bad(p, "boundary", "expected thesis, pec or cpml");
+    orr_status s = wut_choice(p, "boundary", &p->tok[1], kinds, 3, &kind);
     if (s == ORR_OK)
-        s = fields(p, 2, keys, 4, f);
+        s = wut_fields(p, 2, keys, 4, f);
     if (s != ORR_OK)
         return s;
-    p->wu->boundary = (fdtd_boundary)kind;
+    wu_of(p)->boundary = (fdtd_boundary)kind;
     for (int k = 0; k < 4; k++)
         if (f[k].s && kind != FDTD_CPML)
-            return bad(p, keyof(p, keys[k]), "only with cpml (this boundary is %s)", kinds[kind]);
-    return cpml_keys(p, f, &p->wu->cpml);
+            return wut_bad(p, wut_keyof(p, keys[k]), "only with cpml (this boundary is %s)",
+                           kinds[kind]);
+    return cpml_keys(p, f, &wu_of(p)->cpml);
 }
 
 enum { S_WAVEFORM, S_COMPONENT, S_AT, S_AMPLITUDE, S_DELAY, S_WIDTH, S_RELEASE, N_SOURCE_KEYS };
 static const char *const source_keys[N_SOURCE_KEYS] = {
     "waveform", "component", "at", "amplitude", "delay", "width", "release_after"};
 
-static orr_status source_component(parser *p, const token *t, fdtd_field *field)
+static orr_status source_component(wut_parser *p, const wut_token *t, fdtd_field *field)
 {
-    int f = word_of(t, field_names, FDTD_N_FIELDS);
+    int f = wut_word_of(t, field_names, FDTD_N_FIELDS);
     if (f >= FDTD_HX)
-        return bad(p, keyof(p, "component"), "%s: hard sources are E only (ex, ey or ez)",
-                   field_names[f]);
-    orr_status s = choice(p, keyof(p, "component"), t, field_names, 3, &f);
+        return wut_bad(p, wut_keyof(p, "component"), "%s: hard sources are E only (ex, ey or ez)",
+                       field_names[f]);
+    orr_status s = wut_choice(p, wut_keyof(p, "component"), t, field_names, 3, &f);
     if (s == ORR_OK)
         *field = (fdtd_field)f;
     return s;
@@ -394,66 +193,66 @@ static orr_status source_component(parser *p, const token *t, fdtd_field *field)
 
 /* The pulse's shape: width for gauss and dgauss (delay 4 widths unless
  * given), neither for a table. */
-static orr_status source_pulse(parser *p, const token *f, fdtd_source *src)
+static orr_status source_pulse(wut_parser *p, const wut_token *f, fdtd_source *src)
 {
     static const char *const wave[] = {"gauss", "dgauss", "table"};
     orr_status s;
     if (src->waveform == FDTD_TABLE) {
         for (int k = S_DELAY; k <= S_WIDTH; k++)
             if (f[k].s)
-                return bad(p, keyof(p, source_keys[k]), "not allowed with waveform=table");
+                return wut_bad(p, wut_keyof(p, source_keys[k]), "not allowed with waveform=table");
         return ORR_OK;
     }
     if (!f[S_WIDTH].s)
-        return bad(p, keyof(p, "width"), "missing (required with waveform=%s)",
-                   wave[src->waveform]);
-    if ((s = number(p, keyof(p, "width"), &f[S_WIDTH], &src->width)) != ORR_OK)
+        return wut_bad(p, wut_keyof(p, "width"), "missing (required with waveform=%s)",
+                       wave[src->waveform]);
+    if ((s = wut_number(p, wut_keyof(p, "width"), &f[S_WIDTH], &src->width)) != ORR_OK)
         return s;
     if (!(src->width > 0))
-        return bad(p, p->key, "%g must be > 0 (steps)", src->width);
+        return wut_bad(p, p->key, "%g must be > 0 (steps)", src->width);
     src->delay = 4 * src->width;
-    return f[S_DELAY].s ? number(p, keyof(p, "delay"), &f[S_DELAY], &src->delay) : ORR_OK;
+    return f[S_DELAY].s ? wut_number(p, wut_keyof(p, "delay"), &f[S_DELAY], &src->delay) : ORR_OK;
 }
 
-static orr_status st_source(parser *p)
+static orr_status st_source(wut_parser *p)
 {
     static const char *const wave[] = {"gauss", "dgauss", "table"};
-    fdtd_source *src = &p->wu->source;
-    token f[N_SOURCE_KEYS];
+    fdtd_source *src = &wu_of(p)->source;
+    wut_token f[N_SOURCE_KEYS];
     int w;
-    orr_status s = fields(p, 1, source_keys, N_SOURCE_KEYS, f);
-    if (s == ORR_OK && (s = need(p, "waveform", &f[S_WAVEFORM])) == ORR_OK &&
-        (s = choice(p, keyof(p, "waveform"), &f[S_WAVEFORM], wave, 3, &w)) == ORR_OK)
+    orr_status s = wut_fields(p, 1, source_keys, N_SOURCE_KEYS, f);
+    if (s == ORR_OK && (s = wut_need(p, "waveform", &f[S_WAVEFORM])) == ORR_OK &&
+        (s = wut_choice(p, wut_keyof(p, "waveform"), &f[S_WAVEFORM], wave, 3, &w)) == ORR_OK)
         src->waveform = (fdtd_waveform)w;
     if (s == ORR_OK && f[S_COMPONENT].s)
         s = source_component(p, &f[S_COMPONENT], &src->field);
-    if (s == ORR_OK && (p->at_given = f[S_AT].s != NULL))
-        s = indices(p, keyof(p, "at"), &f[S_AT], src->at);
+    if (s == ORR_OK && (fd(p)->at_given = f[S_AT].s != NULL))
+        s = indices(p, wut_keyof(p, "at"), &f[S_AT], src->at);
     if (s == ORR_OK && f[S_AMPLITUDE].s)
-        s = number(p, keyof(p, "amplitude"), &f[S_AMPLITUDE], &src->amplitude);
+        s = wut_number(p, wut_keyof(p, "amplitude"), &f[S_AMPLITUDE], &src->amplitude);
     if (s == ORR_OK)
         s = source_pulse(p, f, src);
-    if (s == ORR_OK && (p->release_given = f[S_RELEASE].s != NULL))
-        s = whole(p, keyof(p, "release_after"), &f[S_RELEASE], 0, FDTD_MAX_STEPS,
-                  &src->release_after);
+    if (s == ORR_OK && (fd(p)->release_given = f[S_RELEASE].s != NULL))
+        s = wut_whole(p, wut_keyof(p, "release_after"), &f[S_RELEASE], 0, FDTD_MAX_STEPS,
+                      &src->release_after);
     return s;
 }
 
 /* J(1), J(2), ... continued over any number of lines. */
-static orr_status st_table(parser *p)
+static orr_status st_table(wut_parser *p)
 {
-    fdtd_source *src = &p->wu->source;
+    fdtd_source *src = &wu_of(p)->source;
     if (p->n < 2)
-        return bad(p, "table", "expected at least one value");
+        return wut_bad(p, "table", "expected at least one value");
     if (src->n_table + p->n - 1 > FDTD_MAX_TABLE)
-        return bad(p, "table", "more than %d values", FDTD_MAX_TABLE);
-    if (!p->table_line)
-        p->table_line = p->line;
+        return wut_bad(p, "table", "more than %d values", FDTD_MAX_TABLE);
+    if (!fd(p)->table_line)
+        fd(p)->table_line = p->line;
     for (int i = 1; i < p->n; i++) {
         double v;
-        orr_status s = number(p, "table", &p->tok[i], &v);
+        orr_status s = wut_number(p, "table", &p->tok[i], &v);
         if (s == ORR_OK)
-            s = grow(p, (void **)&src->table, sizeof *src->table, src->n_table);
+            s = wut_grow(p, (void **)&src->table, sizeof *src->table, src->n_table);
         if (s != ORR_OK)
             return s;
         src->table[src->n_table++] = v;
@@ -461,54 +260,55 @@ static orr_status st_table(parser *p)
     return ORR_OK;
 }
 
-static orr_status st_probe(parser *p)
+static orr_status st_probe(wut_parser *p)
 {
-    fdtd_workunit *wu = p->wu;
+    fdtd_workunit *wu = wu_of(p);
     fdtd_probe pr = {.line = p->line};
     int f = 0;
-    orr_status s = arity(p, 4);
+    orr_status s = wut_arity(p, 4);
     if (s == ORR_OK && wu->n_probes == FDTD_MAX_PROBES)
-        s = bad(p, "probe", "more than %d probes", FDTD_MAX_PROBES);
+        s = wut_bad(p, "probe", "more than %d probes", FDTD_MAX_PROBES);
     if (s == ORR_OK)
-        s = choice(p, "probe", &p->tok[1], field_names, FDTD_N_FIELDS, &f);
+        s = wut_choice(p, "probe", &p->tok[1], field_names, FDTD_N_FIELDS, &f);
     pr.field = (fdtd_field)f;
     for (int a = 0; s == ORR_OK && a < 3; a++)
-        s = whole_int(p, "probe", &p->tok[2 + a], 0, FDTD_MAX_N + 1, &pr.at[a]);
+        s = wut_whole_int(p, "probe", &p->tok[2 + a], 0, FDTD_MAX_N + 1, &pr.at[a]);
     if (s == ORR_OK)
-        s = grow(p, (void **)&wu->probes, sizeof *wu->probes, wu->n_probes);
+        s = wut_grow(p, (void **)&wu->probes, sizeof *wu->probes, wu->n_probes);
     if (s == ORR_OK)
         wu->probes[wu->n_probes++] = pr;
     return s;
 }
 
-static orr_status st_energy(parser *p)
+static orr_status st_energy(wut_parser *p)
 {
     static const char *const keys[] = {"every"};
-    token f[1];
-    orr_status s = fields(p, 1, keys, 1, f);
+    wut_token f[1];
+    orr_status s = wut_fields(p, 1, keys, 1, f);
     if (s == ORR_OK)
-        s = need(p, "every", &f[0]);
-    return s == ORR_OK ? whole(p, keyof(p, "every"), &f[0], 1, FDTD_MAX_STEPS, &p->wu->energy_every)
-                       : s;
-}
-
-static orr_status st_arithmetic(parser *p)
-{
-    static const char *const words[] = {"faithful", "fast"};
-    int v;
-    orr_status s = arity(p, 1);
-    if (s == ORR_OK && (s = choice(p, "arithmetic", &p->tok[1], words, 2, &v)) == ORR_OK)
-        p->wu->arithmetic = (fdtd_arithmetic)v;
+        s = wut_need(p, "every", &f[0]);
+    if (s == ORR_OK)
+        s = wut_whole(p, wut_keyof(p, "every"), &f[0], 1, FDTD_MAX_STEPS, &wu_of(p)->energy_every);
     return s;
 }
 
-static orr_status st_precision(parser *p)
+static orr_status st_arithmetic(wut_parser *p)
+{
+    static const char *const words[] = {"faithful", "fast"};
+    int v;
+    orr_status s = wut_arity(p, 1);
+    if (s == ORR_OK && (s = wut_choice(p, "arithmetic", &p->tok[1], words, 2, &v)) == ORR_OK)
+        wu_of(p)->arithmetic = (fdtd_arithmetic)v;
+    return s;
+}
+
+static orr_status st_precision(wut_parser *p)
 {
     static const char *const words[] = {"double", "single"};
     int v;
-    orr_status s = arity(p, 1);
-    if (s == ORR_OK && (s = choice(p, "precision", &p->tok[1], words, 2, &v)) == ORR_OK)
-        p->wu->precision = (fdtd_precision)v;
+    orr_status s = wut_arity(p, 1);
+    if (s == ORR_OK && (s = wut_choice(p, "precision", &p->tok[1], words, 2, &v)) == ORR_OK)
+        wu_of(p)->precision = (fdtd_precision)v;
     return s;
 }
 
@@ -520,39 +320,40 @@ static int material_index(const fdtd_workunit *wu, const char *name)
     return -1;
 }
 
-static orr_status material_name(parser *p, char name[TEXT_LEN])
+static orr_status material_name(wut_parser *p, char name[WUT_TEXT_LEN])
 {
     if (p->n < 2)
-        return bad(p, "material", "expected a name");
-    tok_text(&p->tok[1], name);
-    if (!valid_name(&p->tok[1]))
-        return bad(p, "material", "'%s' is not a name (" NAME_RULE ")", name, FDTD_NAME_LEN - 1);
+        return wut_bad(p, "material", "expected a name");
+    wut_tok_text(&p->tok[1], name);
+    if (!wut_valid_name(&p->tok[1], FDTD_NAME_LEN))
+        return wut_bad(p, "material", "'%s' is not a name (" WUT_NAME_RULE ")", name,
+                       FDTD_NAME_LEN - 1);
     if (strcmp(name, "vacuum") == 0)
-        return bad(p, "material", "'vacuum' is reserved (the background)");
-    if (material_index(p->wu, name) >= 0)
-        return bad(p, "material", "'%s' defined twice", name);
-    if (p->wu->n_materials == FDTD_MAX_MATERIALS)
-        return bad(p, "material", "more than %d materials", FDTD_MAX_MATERIALS);
+        return wut_bad(p, "material", "'vacuum' is reserved (the background)");
+    if (material_index(wu_of(p), name) >= 0)
+        return wut_bad(p, "material", "'%s' defined twice", name);
+    if (wu_of(p)->n_materials == FDTD_MAX_MATERIALS)
+        return wut_bad(p, "material", "more than %d materials", FDTD_MAX_MATERIALS);
     return ORR_OK;
 }
 
-static orr_status st_material(parser *p)
+static orr_status st_material(wut_parser *p)
 {
     static const char *const keys[] = {"eps_r", "sigma"};
-    fdtd_workunit *wu = p->wu;
+    fdtd_workunit *wu = wu_of(p);
     fdtd_material m = {.line = p->line};
-    char name[TEXT_LEN];
-    token f[2];
+    char name[WUT_TEXT_LEN];
+    wut_token f[2];
     orr_status s = material_name(p, name);
-    if (s == ORR_OK && (s = fields(p, 2, keys, 2, f)) == ORR_OK &&
-        (s = need(p, "eps_r", &f[0])) == ORR_OK &&
-        (s = number(p, keyof(p, "eps_r"), &f[0], &m.eps_r)) == ORR_OK && !(m.eps_r > 0))
-        s = bad(p, p->key, "%g must be > 0", m.eps_r);
-    if (s == ORR_OK && f[1].s && (s = number(p, keyof(p, "sigma"), &f[1], &m.sigma)) == ORR_OK &&
-        !(m.sigma >= 0))
-        s = bad(p, p->key, "%g must be >= 0 (S/m)", m.sigma);
+    if (s == ORR_OK && (s = wut_fields(p, 2, keys, 2, f)) == ORR_OK &&
+        (s = wut_need(p, "eps_r", &f[0])) == ORR_OK &&
+        (s = wut_number(p, wut_keyof(p, "eps_r"), &f[0], &m.eps_r)) == ORR_OK && !(m.eps_r > 0))
+        s = wut_bad(p, p->key, "%g must be > 0", m.eps_r);
+    if (s == ORR_OK && f[1].s &&
+        (s = wut_number(p, wut_keyof(p, "sigma"), &f[1], &m.sigma)) == ORR_OK && !(m.sigma >= 0))
+        s = wut_bad(p, p->key, "%g must be >= 0 (S/m)", m.sigma);
     if (s == ORR_OK)
-        s = grow(p, (void **)&wu->materials, sizeof *wu->materials, wu->n_materials);
+        s = wut_grow(p, (void **)&wu->materials, sizeof *wu->materials, wu->n_materials);
     if (s != ORR_OK)
         return s;
     strcpy(m.name, name);
@@ -561,85 +362,83 @@ static orr_status st_material(parser *p)
 }
 
 /* A region's material: defined above, or vacuum (-1). */
-static orr_status region_material(parser *p, const token *t, int *m)
+static orr_status region_material(wut_parser *p, const wut_token *t, int *m)
 {
-    char name[TEXT_LEN];
-    tok_text(t, name);
-    if (tok_is(t, "vacuum")) {
+    char name[WUT_TEXT_LEN];
+    wut_tok_text(t, name);
+    if (wut_tok_is(t, "vacuum")) {
         *m = -1;
         return ORR_OK;
     }
-    if (t->n < FDTD_NAME_LEN && (*m = material_index(p->wu, name)) >= 0)
+    if (t->n < FDTD_NAME_LEN && (*m = material_index(wu_of(p), name)) >= 0)
         return ORR_OK;
-    return bad(p, keyof(p, "material"), "'%s' is not a material defined above (a region names "
-               "a `material` given on an earlier line, or vacuum)", name);
+    return wut_bad(p, wut_keyof(p, "material"), "'%s' is not a material defined above (a region "
+                   "names a `material` given on an earlier line, or vacuum)", name);
 }
 
-static orr_status add_region(parser *p, const fdtd_region *r)
+static orr_status add_region(wut_parser *p, const fdtd_region *r)
 {
-    fdtd_workunit *wu = p->wu;
+    fdtd_workunit *wu = wu_of(p);
     if (wu->n_regions == FDTD_MAX_REGIONS)
-        return bad(p, p->stmt, "more than %d regions (boxes and spheres)", FDTD_MAX_REGIONS);
-    orr_status s = grow(p, (void **)&wu->regions, sizeof *wu->regions, wu->n_regions);
+        return wut_bad(p, p->stmt, "more than %d regions (boxes and spheres)", FDTD_MAX_REGIONS);
+    orr_status s = wut_grow(p, (void **)&wu->regions, sizeof *wu->regions, wu->n_regions);
     if (s == ORR_OK)
         wu->regions[wu->n_regions++] = *r;
     return s;
 }
 
-static orr_status st_box(parser *p)
+static orr_status st_box(wut_parser *p)
 {
     static const char *const keys[] = {"material", "from", "to"};
     fdtd_region r = {.kind = FDTD_BOX, .line = p->line};
-    token f[3];
-    orr_status s = fields(p, 1, keys, 3, f);
+    wut_token f[3];
+    orr_status s = wut_fields(p, 1, keys, 3, f);
     for (int k = 0; s == ORR_OK && k < 3; k++)
-        s = need(p, keys[k], &f[k]);
+        s = wut_need(p, keys[k], &f[k]);
     if (s == ORR_OK && (s = region_material(p, &f[0], &r.material)) == ORR_OK &&
-        (s = triple(p, keyof(p, "from"), &f[1], r.lo)) == ORR_OK)
-        s = triple(p, keyof(p, "to"), &f[2], r.hi);
+        (s = triple(p, wut_keyof(p, "from"), &f[1], r.lo)) == ORR_OK)
+        s = triple(p, wut_keyof(p, "to"), &f[2], r.hi);
     for (int a = 0; s == ORR_OK && a < 3; a++)
         if (r.hi[a] < r.lo[a])
-            s = bad(p, keyof(p, "to"), "%c = %g is below from's %g", "xyz"[a], r.hi[a], r.lo[a]);
+            s = wut_bad(p, wut_keyof(p, "to"), "%c = %g is below from's %g", "xyz"[a], r.hi[a],
+                        r.lo[a]);
     return s == ORR_OK ? add_region(p, &r) : s;
 }
 
-static orr_status st_sphere(parser *p)
+static orr_status st_sphere(wut_parser *p)
 {
     static const char *const keys[] = {"material", "centre", "radius"};
     fdtd_region r = {.kind = FDTD_SPHERE, .line = p->line};
-    token f[3];
-    orr_status s = fields(p, 1, keys, 3, f);
+    wut_token f[3];
+    orr_status s = wut_fields(p, 1, keys, 3, f);
     for (int k = 0; s == ORR_OK && k < 3; k++)
-        s = need(p, keys[k], &f[k]);
+        s = wut_need(p, keys[k], &f[k]);
     if (s == ORR_OK && (s = region_material(p, &f[0], &r.material)) == ORR_OK &&
-        (s = triple(p, keyof(p, "centre"), &f[1], r.centre)) == ORR_OK &&
-        (s = number(p, keyof(p, "radius"), &f[2], &r.radius)) == ORR_OK && !(r.radius > 0))
-        s = bad(p, p->key, "%g must be > 0 (metres)", r.radius);
+        (s = triple(p, wut_keyof(p, "centre"), &f[1], r.centre)) == ORR_OK &&
+        (s = wut_number(p, wut_keyof(p, "radius"), &f[2], &r.radius)) == ORR_OK && !(r.radius > 0))
+        s = wut_bad(p, p->key, "%g must be > 0 (metres)", r.radius);
     return s == ORR_OK ? add_region(p, &r) : s;
 }
 
-static orr_status st_snapshot(parser *p)
+static orr_status st_snapshot(wut_parser *p)
 {
     static const char *const keys[] = {"field", "every"};
-    fdtd_workunit *wu = p->wu;
-    token f[2];
+    fdtd_workunit *wu = wu_of(p);
+    wut_token f[2];
     int v;
-    orr_status s = fields(p, 1, keys, 2, f);
-    if (s == ORR_OK && (s = need(p, "field", &f[0])) == ORR_OK &&
-        (s = choice(p, keyof(p, "field"), &f[0], field_names, FDTD_N_FIELDS, &v)) == ORR_OK)
+    orr_status s = wut_fields(p, 1, keys, 2, f);
+    if (s == ORR_OK && (s = wut_need(p, "field", &f[0])) == ORR_OK &&
+        (s = wut_choice(p, wut_keyof(p, "field"), &f[0], field_names, FDTD_N_FIELDS, &v)) == ORR_OK)
         wu->snapshot_field = (fdtd_field)v;
     wu->snapshot_every = 1;
     if (s == ORR_OK && f[1].s)
-        s = whole_int(p, keyof(p, "every"), &f[1], 1, FDTD_MAX_N, &wu->snapshot_every);
+        s = wut_whole_int(p, wut_keyof(p, "every"), &f[1], 1, FDTD_MAX_N, &wu->snapshot_every);
     wu->snapshot = s == ORR_OK;
     return s;
 }
 
-static const struct {
-    const char *word;
-    orr_status (*read)(parser *p);
-    int once;   /* ONCE_*, or -1: any number */
-} statements[] = {
+/* once: ONCE_*, or -1: any number */
+static const wut_statement statements[] = {
     {"param", st_param, -1},           {"grid", st_grid, ONCE_GRID},
     {"cell", st_cell, ONCE_CELL},      {"courant", st_courant, ONCE_COURANT},
     {"steps", st_steps, ONCE_STEPS},   {"boundary", st_boundary, ONCE_BOUNDARY},
@@ -651,74 +450,17 @@ static const struct {
     {"sphere", st_sphere, -1},         {"snapshot", st_snapshot, ONCE_SNAPSHOT},
 };
 
-static orr_status statement(parser *p)
-{
-    char text[TEXT_LEN];
-    for (size_t i = 0; i < ORR_ARRAY_LEN(statements); i++) {
-        if (!tok_is(&p->tok[0], statements[i].word))
-            continue;
-        const int once = statements[i].once;
-        p->stmt = statements[i].word;
-        if (once >= 0 && p->seen_line[once])
-            return bad(p, p->stmt, "given twice (first at line %d)", p->seen_line[once]);
-        if (once >= 0)
-            p->seen_line[once] = p->line;
-        return statements[i].read(p);
-    }
-    return bad(p, tok_text(&p->tok[0], text), "unknown statement");
-}
-
-/* Splits a line into blank-separated words up to a '#'. */
-static orr_status tokenize(parser *p, const char *s, size_t n)
-{
-    p->n = 0;
-    if (memchr(s, '\0', n))
-        return bad(p, "text", "binary data (a NUL byte) in a text file");
-    for (size_t i = 0; i < n && s[i] != '#';) {
-        if (isspace((unsigned char)s[i])) {
-            i++;
-            continue;
-        }
-        if (p->n == p->cap) {
-            int cap = p->cap ? 2 * p->cap : 16;
-            token *t = realloc(p->tok, (size_t)cap * sizeof *t);
-            if (!t)
-                return no_memory(p);
-            p->tok = t;
-            p->cap = cap;
-        }
-        size_t b = i;
-        while (i < n && !isspace((unsigned char)s[i]) && s[i] != '#')
-            i++;
-        p->tok[p->n].s = s + b;
-        p->tok[p->n++].n = i - b;
-    }
-    return ORR_OK;
-}
-
-static orr_status first_statement(parser *p)
-{
-    char text[TEXT_LEN];
-    if (!tok_is(&p->tok[0], "orrery-fdtd"))
-        return bad(p, "orrery-fdtd", "expected 'orrery-fdtd 1' (the format and its version) as "
-                   "the first statement, found '%s'", tok_text(&p->tok[0], text));
-    if (p->n != 2)
-        return bad(p, "orrery-fdtd", "expected one value, the version (1), found %d", p->n - 1);
-    if (!tok_is(&p->tok[1], "1"))
-        return bad(p, "orrery-fdtd", "version '%s' is not supported (this app reads version 1)",
-                   tok_text(&p->tok[1], text));
-    return ORR_OK;
-}
+static const wut_format format = {"fdtd", 1, statements, ORR_ARRAY_LEN(statements)};
 
 /* ---- the whole file ---- */
 
-static orr_status missing(parser *p)
+static orr_status missing(wut_parser *p)
 {
     static const struct { int which; const char *key; } required[] = {
         {ONCE_GRID, "grid"}, {ONCE_CELL, "cell"}, {ONCE_STEPS, "steps"}, {ONCE_SOURCE, "source"}};
     for (size_t i = 0; i < ORR_ARRAY_LEN(required); i++)
         if (!p->seen_line[required[i].which])
-            return bad_at(p, p->last_line, required[i].key, "missing (a required statement)");
+            return wut_bad_at(p, p->last_line, required[i].key, "missing (a required statement)");
     return ORR_OK;
 }
 
@@ -733,77 +475,78 @@ static int live_hi(const fdtd_workunit *wu, fdtd_field f, int a)
     return wu->n[a] + staggered;
 }
 
-static orr_status check_source(parser *p)
+static orr_status check_source(wut_parser *p)
 {
     static const char *const bnames[] = {"thesis", "pec", "cpml"};
-    fdtd_workunit *wu = p->wu;
+    fdtd_workunit *wu = wu_of(p);
     fdtd_source *src = &wu->source;
-    const int line = p->seen_line[ONCE_SOURCE];
-    if (!p->at_given)
+    const int line = p->seen_line[ONCE_SOURCE], at_given = fd(p)->at_given;
+    if (!at_given)
         for (int a = 0; a < 3; a++)
             src->at[a] = wu->n[a] / 2;
     for (int a = 0; a < 3; a++)
         if (src->at[a] < 1 || src->at[a] > live_hi(wu, src->field, a))
-            return bad_at(p, line, "source at", "(%d,%d,%d)%s is not a live %s cell of the %s "
-                          "boundary (%d..%d, %d..%d, %d..%d)", src->at[0], src->at[1], src->at[2],
-                          p->at_given ? "" : " (the default)", field_names[src->field],
-                          bnames[wu->boundary], 1, live_hi(wu, src->field, 0), 1,
-                          live_hi(wu, src->field, 1), 1, live_hi(wu, src->field, 2));
-    if (!p->release_given)
+            return wut_bad_at(p, line, "source at", "(%d,%d,%d)%s is not a live %s cell of the "
+                              "%s boundary (%d..%d, %d..%d, %d..%d)", src->at[0], src->at[1],
+                              src->at[2], at_given ? "" : " (the default)", field_names[src->field],
+                              bnames[wu->boundary], 1, live_hi(wu, src->field, 0), 1,
+                              live_hi(wu, src->field, 1), 1, live_hi(wu, src->field, 2));
+    if (!fd(p)->release_given)
         src->release_after = wu->steps;
     if (src->release_after > wu->steps)
-        return bad_at(p, line, "source release_after", "%ld is above steps (%ld)",
-                      src->release_after, wu->steps);
+        return wut_bad_at(p, line, "source release_after", "%ld is above steps (%ld)",
+                          src->release_after, wu->steps);
     if (src->waveform == FDTD_TABLE && src->n_table == 0)
-        return bad_at(p, line, "source waveform", "waveform=table needs the values on `table` "
-                      "lines");
-    if (src->waveform != FDTD_TABLE && p->table_line)
-        return bad_at(p, p->table_line, "table", "only with the source's waveform=table");
+        return wut_bad_at(p, line, "source waveform", "waveform=table needs the values on "
+                          "`table` lines");
+    if (src->waveform != FDTD_TABLE && fd(p)->table_line)
+        return wut_bad_at(p, fd(p)->table_line, "table", "only with the source's waveform=table");
     return ORR_OK;
 }
 
 /* The CPML's two slabs and a live cell between them fit on every axis. */
-static orr_status check_cpml(parser *p)
+static orr_status check_cpml(wut_parser *p)
 {
-    const fdtd_workunit *wu = p->wu;
+    const fdtd_workunit *wu = wu_of(p);
     const int t = wu->cpml.thickness;
     if (wu->boundary != FDTD_CPML)
         return ORR_OK;
     for (int a = 0; a < 3; a++)
         if (2 * t + 1 > wu->n[a])
-            return bad_at(p, p->seen_line[ONCE_BOUNDARY], "boundary thickness",
-                          "2*%d+1 = %d cells do not fit along %c (n%c = %d)", t, 2 * t + 1,
-                          "xyz"[a], "xyz"[a], wu->n[a]);
+            return wut_bad_at(p, p->seen_line[ONCE_BOUNDARY], "boundary thickness",
+                              "2*%d+1 = %d cells do not fit along %c (n%c = %d)", t, 2 * t + 1,
+                              "xyz"[a], "xyz"[a], wu->n[a]);
     return ORR_OK;
 }
 
-static orr_status check_probes(parser *p)
+static orr_status check_probes(wut_parser *p)
 {
-    const fdtd_workunit *wu = p->wu;
+    const fdtd_workunit *wu = wu_of(p);
     for (int i = 0; i < wu->n_probes; i++)
         for (int a = 0; a < 3; a++)
             if (wu->probes[i].at[a] > wu->n[a] + 1)
-                return bad_at(p, wu->probes[i].line, "probe", "%c index %d is outside 0..%d",
-                              "ijk"[a], wu->probes[i].at[a], wu->n[a] + 1);
+                return wut_bad_at(p, wu->probes[i].line, "probe", "%c index %d is outside 0..%d",
+                                  "ijk"[a], wu->probes[i].at[a], wu->n[a] + 1);
     return ORR_OK;
 }
 
 /* The time step the cells give (setup.c's formula) must be a number: cell
  * sizes near the double range make 1/d^2 overflow (dt 0) or underflow
  * (dt infinite), and the run would report nothing but NaN. */
-static orr_status check_time_step(parser *p)
+static orr_status check_time_step(wut_parser *p)
 {
-    const double *d = p->wu->d;
-    const double dt = p->wu->courant / (FDTD_C0 * sqrt(1 / (d[0] * d[0]) + 1 / (d[1] * d[1]) +
-                                                         1 / (d[2] * d[2])));
+    const double *d = wu_of(p)->d;
+    const double dt = wu_of(p)->courant / (FDTD_C0 * sqrt(1 / (d[0] * d[0]) + 1 / (d[1] * d[1]) +
+                                                           1 / (d[2] * d[2])));
     if (isfinite(dt) && dt > 0 && isfinite(dt / FDTD_EPS0) && isfinite(dt / FDTD_MU0))
         return ORR_OK;
-    return bad_at(p, p->seen_line[ONCE_CELL], "cell", "%s", "these sizes give no finite time step "
-                  "(dt = S / (c0 sqrt(1/dx^2 + 1/dy^2 + 1/dz^2)))");
+    return wut_bad_at(p, p->seen_line[ONCE_CELL], "cell", "%s", "these sizes give no finite time "
+                      "step (dt = S / (c0 sqrt(1/dx^2 + 1/dy^2 + 1/dz^2)))");
 }
 
-static orr_status check_whole(parser *p)
+static orr_status check_whole(wut_parser *p)
 {
+    const fdtd_workunit *wu = wu_of(p);
     orr_status s = missing(p);
     if (s == ORR_OK)
         s = check_time_step(p);
@@ -813,32 +556,10 @@ static orr_status check_whole(parser *p)
         s = check_cpml(p);
     if (s == ORR_OK)
         s = check_probes(p);
-    if (s == ORR_OK && p->wu->energy_every > p->wu->steps)
-        s = bad_at(p, p->seen_line[ONCE_ENERGY], "energy every", "%ld is above steps (%ld)",
-                   p->wu->energy_every, p->wu->steps);
+    if (s == ORR_OK && wu->energy_every > wu->steps)
+        s = wut_bad_at(p, p->seen_line[ONCE_ENERGY], "energy every", "%ld is above steps (%ld)",
+                       wu->energy_every, wu->steps);
     return s;
-}
-
-static orr_status parse_lines(parser *p, const char *text, size_t len)
-{
-    orr_buffer buf = {(char *)text, len};
-    orr_lines it;
-    const char *line;
-    size_t n;
-    int statements_read = 0;
-    orr_lines_init(&it, p->path, &buf);
-    while (orr_lines_next(&it, &line, &n)) {
-        p->line = p->last_line = it.line;
-        orr_status s = tokenize(p, line, n);
-        if (s == ORR_OK && p->n > 0)
-            s = statements_read++ ? statement(p) : first_statement(p);
-        if (s != ORR_OK)
-            return s;
-    }
-    if (statements_read == 0)
-        return bad_at(p, p->last_line, "orrery-fdtd", "missing: an empty work unit (the first "
-                      "statement is 'orrery-fdtd 1')");
-    return check_whole(p);
 }
 
 static void set_defaults(fdtd_workunit *wu)
@@ -859,19 +580,18 @@ orr_status fdtd_workunit_parse(const char *path, const char *text, size_t len, f
                                orr_error *err)
 {
     memset(wu, 0, sizeof *wu);
-    if (len > WU_MAX_BYTES)
-        return orr_fail(err, ORR_ERR_INPUT, "%s: %zu bytes: a work unit is at most 64 MiB",
-                        path, len);
+    orr_status s = wut_begin(path, text, len, wu->path, sizeof wu->path, &wu->content_hash, err);
+    if (s != ORR_OK)
+        return s;
+    set_defaults(wu);
     parser p;
     memset(&p, 0, sizeof p);
-    snprintf(wu->path, sizeof wu->path, "%s", path);
-    wu->content_hash = orr_hash64(ORR_HASH64_INIT, text, len);
-    set_defaults(wu);
-    p.path = path;
-    p.err = err;
+    wut_init(&p.t, path, err);
     p.wu = wu;
-    orr_status s = parse_lines(&p, text, len);
-    free(p.tok);
+    s = wut_read_lines(&p.t, &format, text, len);
+    if (s == ORR_OK)
+        s = check_whole(&p.t);
+    wut_free(&p.t);
     if (s != ORR_OK)
         fdtd_workunit_free(wu);
     return s;
@@ -881,11 +601,7 @@ orr_status fdtd_workunit_load(const char *path, fdtd_workunit *wu, orr_error *er
 {
     orr_buffer buf;
     memset(wu, 0, sizeof *wu);
-    orr_status s = orr_read_file(path, WU_MAX_BYTES, 1, &buf, err);
-    /* io's size refusal names the bytes; say which limit it is */
-    if (s == ORR_ERR_INPUT && err && strstr(err->message, "larger than"))
-        return orr_fail(err, ORR_ERR_INPUT, "%s: larger than 64 MiB (after decompression): a "
-                        "work unit is at most 64 MiB", path);
+    orr_status s = wut_read(path, &buf, err);
     if (s != ORR_OK)
         return s;
     s = fdtd_workunit_parse(path, buf.data, buf.size, wu, err);
