@@ -45,6 +45,7 @@ static const orr_kind_attacher cpu_kinds[] = {
     {"separation", sep_cpu_attach},
     {"diffraction", dif_cpu_attach},
     {"fdtd", fdtd_cpu_attach},
+    {"mom", mom_cpu_attach},
 };
 
 static void cpu_close(orr_backend *be)

@@ -35,5 +35,6 @@ int orr_cpu_threads_from_ncpus(double ncpus, long online);
 orr_status sep_cpu_attach(orr_backend *be, orr_kind_slot *slot, orr_error *err);
 orr_status dif_cpu_attach(orr_backend *be, orr_kind_slot *slot, orr_error *err);
 orr_status fdtd_cpu_attach(orr_backend *be, orr_kind_slot *slot, orr_error *err);
+orr_status mom_cpu_attach(orr_backend *be, orr_kind_slot *slot, orr_error *err);
 
 #endif

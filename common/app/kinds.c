@@ -9,7 +9,8 @@
     X(spec_descriptor)            /* spectral/kind.c */                                           \
     X(spec_selftest_descriptor)   /* spectral/kind.c */                                           \
     X(dif_descriptor)             /* diffraction/kind.c */                                        \
-    X(fdtd_descriptor)            /* fdtd/kind.c */
+    X(fdtd_descriptor)            /* fdtd/kind.c */                                               \
+    X(mom_descriptor)             /* mom/kind.c */
 
 #define ORR_KIND_DECLARE(descriptor) extern const orr_kind descriptor;
 ORR_KINDS(ORR_KIND_DECLARE)

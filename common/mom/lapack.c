@@ -1,0 +1,54 @@
+/* OpenBLAS opened on first use (lapack.h says why not linked). */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lapack.h"
+
+static mom_lapack routines;
+static orr_error load_error;
+static orr_status load_status = ORR_OK;
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+/* Each member of mom_lapack with its Fortran symbol, in declaration order. */
+static const char *const symbols[] = {
+    "zgetrf_", "zgetrs_", "zlaswp_", "ztrsm_", "zgemm_", "ztrtri_", "ztrmm_",
+    "cgetrf_", "cgetrs_", "claswp_", "ctrsm_", "cgemm_", "ctrtri_", "ctrmm_",
+    "openblas_set_num_threads",
+};
+
+static void load(void)
+{
+    const char *name = getenv("ORRERY_OPENBLAS") ? getenv("ORRERY_OPENBLAS") : "libopenblas.so.0";
+    void *lib = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+        load_status = orr_fail(&load_error, ORR_ERR_UNSUPPORTED,
+                               "the MoM kind's CPU solvers need OpenBLAS (Debian: libopenblas0): %s",
+                               dlerror());
+        return;
+    }
+    _Static_assert(sizeof routines == ORR_ARRAY_LEN(symbols) * sizeof(void (*)(void)),
+                   "one symbol a member");
+    void (**slot)(void) = (void (**)(void))(void *)&routines;
+    for (size_t i = 0; i < ORR_ARRAY_LEN(symbols); i++) {
+        void *f = dlsym(lib, symbols[i]);
+        if (!f) {
+            load_status = orr_fail(&load_error, ORR_ERR_UNSUPPORTED, "%s has no %s", name, symbols[i]);
+            return;
+        }
+        memcpy(&slot[i], &f, sizeof f);
+    }
+}
+
+orr_status mom_lapack_load(const mom_lapack **out, orr_error *err)
+{
+    pthread_once(&once, load);
+    if (load_status != ORR_OK) {
+        if (err)
+            *err = load_error;
+        return load_status;
+    }
+    *out = &routines;
+    return ORR_OK;
+}

@@ -1,0 +1,114 @@
+/* The MoM kind (docs/mom.md): 2D TM scattering from a perfectly conducting
+ * cylinder by the electric field integral equation, solved by a dense
+ * complex LU. Data flow one way: the work-unit file -> mom_workunit
+ * (parse.c, no computing) -> mom_geometry (geometry.c: the cells, their
+ * collocation points and widths) -> Z and the right-hand sides (fill.c)
+ * -> a solver (solve.c) -> the results (report.c): currents, echo widths,
+ * residuals, per-phase times.
+ *
+ * Conventions (docs/mom.md section 1): time e^{jwt}; incident
+ * E_z = exp(-jk(x cos phi + y sin phi)), phi the direction the wave
+ * travels; H0^(2) = J0 - j Y0; eta = 376.730313668 ohm. Lengths in the
+ * work unit's length unit (the wavelength's, 1 by default); angles in
+ * degrees in files, radians inside. A circle of radius a is the inscribed
+ * N-gon with vertices a(cos 2 pi i/N, sin 2 pi i/N), cell n from vertex n
+ * to n+1; a polygon's vertices are counter-clockwise, each edge split into
+ * equal cells, numbered from the first vertex. */
+#ifndef ORRERY_MOM_H
+#define ORRERY_MOM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../orrery.h"
+
+#define MOM_KIND_NAME "mom"
+#define MOM_ETA 376.730313668
+#define MOM_MAX_CELLS 200000      /* unknowns N (the memory check refuses most before) */
+#define MOM_MAX_VERTICES 100000
+#define MOM_MAX_ANGLES 100000     /* incidence angles, echo-width angles: each */
+#define MOM_MAX_ORDER 10          /* LCN quadrature points a cell */
+#define MOM_MAX_PARAMS 32
+#define MOM_NAME_LEN 33           /* NUL included */
+
+typedef enum { MOM_CIRCLE, MOM_POLYGON } mom_shape;
+typedef enum { MOM_METHOD_MOM, MOM_METHOD_LCN } mom_method;
+typedef enum { MOM_REFERENCE, MOM_FAITHFUL, MOM_MIXED } mom_solver;
+typedef enum { MOM_DOUBLE, MOM_SINGLE } mom_precision;
+
+/* ---- the work unit, as written (parse.c) ---- */
+
+typedef struct {
+    char path[4096];
+    uint64_t content_hash;
+    int n_params;
+    char param_name[MOM_MAX_PARAMS][MOM_NAME_LEN];
+    char param_text[MOM_MAX_PARAMS][64];   /* as written: echoed exactly */
+    double wavelength;       /* lambda, length units (> 0); k = 2 pi / lambda */
+    mom_shape shape;
+    double radius;           /* circle */
+    int n_vertices;          /* polygon: >= 3, counter-clockwise */
+    double *vertex;          /* [n_vertices][2] */
+    int cells;               /* N given, or 0 */
+    double density;          /* cells per wavelength given (N from the perimeter), or 0 */
+    mom_method method;
+    int order;               /* LCN: Gauss-Legendre points a cell, 1..MOM_MAX_ORDER */
+    int n_incidence;         /* >= 1 */
+    double *incidence;       /* degrees, as written */
+    int n_echo;              /* >= 0 */
+    double *echo;            /* degrees */
+    mom_solver solver;
+    mom_precision precision; /* reference, faithful: the arithmetic's; mixed: always single then double */
+    int current_every;       /* write J at every D-th unknown (.npy); 0: none */
+} mom_workunit;
+
+/* Reads and checks path (plain or compressed): every error names the file,
+ * the line and the key, ORR_ERR_INPUT (exit 65). */
+orr_status mom_workunit_load(const char *path, mom_workunit *wu, orr_error *err);
+/* The same from text in memory (fuzzing, tests); path only names it. */
+orr_status mom_workunit_parse(const char *path, const char *text, size_t len, mom_workunit *wu,
+                              orr_error *err);
+void mom_workunit_free(mom_workunit *wu);
+
+/* ---- the cells (geometry.c) ---- */
+
+typedef struct {
+    int n;               /* unknowns N */
+    double k;            /* 2 pi / wavelength */
+    double perimeter;    /* of the cells: the inscribed N-gon's for a circle */
+    double *cx, *cy;     /* [n] cell midpoints: the collocation points */
+    double *tx, *ty;     /* [n] unit tangents, counter-clockwise */
+    double *w;           /* [n] widths */
+} mom_geometry;
+
+/* The work unit's boundary cut into cells. N: `cells`, or from `density`
+ * (docs/mom.md section 1). */
+orr_status mom_geometry_init(const mom_workunit *wu, mom_geometry *g, orr_error *err);
+void mom_geometry_free(mom_geometry *g);
+
+/* ---- the discretised problem (problem.c) ---- */
+
+struct mom_lcn;
+
+/* What the solvers see of either method: the unknowns, the points where
+ * the field is matched (MoM's collocation points, LCN's nodes) and, for
+ * LCN, its nodes and corrections. */
+typedef struct {
+    mom_geometry g;            /* the cells */
+    struct mom_lcn *lcn;       /* NULL: MoM */
+    int n;                     /* unknowns: cells, or cells * q */
+    const double *px, *py;     /* [n] match points */
+} mom_problem;
+
+orr_status mom_problem_init(const mom_workunit *wu, mom_problem *p, orr_error *err);
+void mom_problem_free(mom_problem *p);
+/* Z's column j, (re, im) pairs into col[2n]. */
+void mom_problem_column(const mom_problem *p, int j, double *col);
+/* The echo width sigma(phi) = (k eta^2 / 4) |int J exp(jk r.u) dt|^2,
+ * length units, at the n_angles angles deg (degrees), from one right-hand
+ * side's currents (pairs): MoM integrates each cell's pulse exactly
+ * (entries.h), LCN by its quadrature. */
+void mom_echo_widths(const mom_problem *p, const double *current, int n_angles, const double *deg,
+                     double *sigma);
+
+#endif

@@ -1,0 +1,84 @@
+/* Either method behind one face (mom.h: mom_problem): the cells, and for
+ * LCN its nodes and local corrections (lcn.c). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "entries.h"
+#include "lcn.h"
+
+orr_status mom_problem_init(const mom_workunit *wu, mom_problem *p, orr_error *err)
+{
+    memset(p, 0, sizeof *p);
+    orr_status st = mom_geometry_init(wu, &p->g, err);
+    if (st != ORR_OK)
+        return st;
+    if (wu->method == MOM_METHOD_MOM) {
+        p->n = p->g.n, p->px = p->g.cx, p->py = p->g.cy;
+        return ORR_OK;
+    }
+    if (!(p->lcn = calloc(1, sizeof *p->lcn)))
+        st = orr_fail(err, ORR_ERR_NOMEM, "out of memory");
+    if (st == ORR_OK)
+        st = mom_lcn_init(wu, p->g.n, p->lcn, err);
+    if (st != ORR_OK) {
+        free(p->lcn);
+        p->lcn = NULL;
+        mom_geometry_free(&p->g);
+        return st;
+    }
+    p->n = p->lcn->n, p->px = p->lcn->x, p->py = p->lcn->y;
+    return ORR_OK;
+}
+
+void mom_problem_free(mom_problem *p)
+{
+    if (p->lcn) {
+        mom_lcn_free(p->lcn);
+        free(p->lcn);
+    }
+    mom_geometry_free(&p->g);
+    memset(p, 0, sizeof *p);
+}
+
+static void mom_column(const mom_geometry *g, int j, double *col)
+{
+    const double k_eta_4 = g->k * MOM_ETA / 4;
+    for (int i = 0; i < g->n; i++) {
+        if (i == j)
+            mom_z_self(k_eta_4, g->k, g->w[j], &col[2 * i], &col[2 * i + 1]);
+        else
+            mom_z_far(k_eta_4, g->k, g->w[j], g->cx[i] - g->cx[j], g->cy[i] - g->cy[j], &col[2 * i],
+                      &col[2 * i + 1]);
+    }
+}
+
+void mom_problem_column(const mom_problem *p, int j, double *col)
+{
+    if (p->lcn)
+        mom_lcn_column(p->lcn, j, col);
+    else
+        mom_column(&p->g, j, col);
+}
+
+void mom_echo_widths(const mom_problem *p, const double *current, int n_angles, const double *deg,
+                     double *sigma)
+{
+    if (p->lcn) {
+        mom_lcn_echo_widths(p->lcn, current, n_angles, deg, sigma);
+        return;
+    }
+    const mom_geometry *g = &p->g;
+    for (int a = 0; a < n_angles; a++) {
+        const double phi = deg[a] * M_PI / 180, c = cos(phi), s = sin(phi);
+        double re = 0, im = 0;
+        for (int n = 0; n < g->n; n++) {
+            double ir, ii;
+            mom_cell_radiation(g->k, c, s, g->cx[n], g->cy[n], g->tx[n], g->ty[n], g->w[n], &ir, &ii);
+            const double jr = current[2 * n], ji = current[2 * n + 1];
+            re += jr * ir - ji * ii;
+            im += jr * ii + ji * ir;
+        }
+        sigma[a] = g->k * MOM_ETA * MOM_ETA / 4 * (re * re + im * im);
+    }
+}

@@ -1,0 +1,111 @@
+/* The MoM results (docs/mom.md section 4): the text table the validator
+ * reads (echo widths, the solve's quality, per-phase times) and, where
+ * the work unit asks, the surface currents as .npy. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "../io/io.h"
+#include "../runtime/runtime.h"
+#include "job.h"
+
+static const char *const solver_names[] = {"reference", "faithful", "mixed"};
+
+static void write_head(FILE *f, const mom_job *job)
+{
+    const mom_workunit *wu = &job->wu;
+    fprintf(f, "# orrery mom results 1\n");
+    fprintf(f, "work_unit %016llx\n", (unsigned long long)wu->content_hash);
+    fprintf(f, "application orrery %s %s\n", PACKAGE_VERSION, job->be ? job->be->name : "reference");
+    for (int i = 0; i < wu->n_params; i++)
+        fprintf(f, "param %s %s\n", wu->param_name[i], wu->param_text[i]);
+    if (wu->shape == MOM_CIRCLE)
+        fprintf(f, "geometry circle radius %.17g\n", wu->radius);
+    else
+        fprintf(f, "geometry polygon vertices %d\n", wu->n_vertices);
+    fprintf(f, "wavelength %.17g k %.17g unknowns %d method %s solver %s precision %s\n",
+            wu->wavelength, job->p.g.k, job->p.n, wu->method == MOM_METHOD_LCN ? "lcn" : "mom",
+            solver_names[wu->solver], wu->precision == MOM_SINGLE ? "single" : "double");
+    fprintf(f, "solve backward_error %.6g growth_factor %.6g smallest_pivot %.6g refinements %d\n",
+            job->info.backward, job->info.growth, job->info.min_pivot, job->info.refinements);
+    if (job->warning[0])
+        fprintf(f, "warning %s\n", job->warning);
+    fprintf(f, "seconds fill %.6g factor %.6g solve %.6g\n", job->seconds[MOM_PHASE_FILL],
+            job->seconds[MOM_PHASE_FACTOR], job->seconds[MOM_PHASE_SOLVE]);
+}
+
+/* echo INCIDENCE ANGLE SIGMA/LAMBDA DB, one line an incidence and angle. */
+static orr_status write_echoes(FILE *f, const mom_job *job, orr_error *err)
+{
+    const mom_workunit *wu = &job->wu;
+    double *sigma = malloc(((size_t)wu->n_echo + 1) * sizeof *sigma);
+    if (!sigma)
+        return orr_fail(err, ORR_ERR_NOMEM, "out of memory for the echo widths");
+    for (int r = 0; r < wu->n_incidence; r++) {
+        mom_echo_widths(&job->p, job->current + 2 * (size_t)r * job->p.n, wu->n_echo, wu->echo, sigma);
+        for (int a = 0; a < wu->n_echo; a++) {
+            const double s = sigma[a] / wu->wavelength;
+            fprintf(f, "echo %.17g %.17g %.17g %.6f\n", wu->incidence[r], wu->echo[a], s, 10 * log10(s));
+        }
+    }
+    free(sigma);
+    return ORR_OK;
+}
+
+static orr_status write_table(const mom_job *job, orr_error *err)
+{
+    char path[4096];
+    orr_output out;
+    memset(&out, 0, sizeof out);
+    orr_runtime_resolve(job->opt->output, path, sizeof path);
+    orr_status st = orr_output_open(&out, path, ".partial", err);
+    if (st != ORR_OK)
+        return st;
+    write_head(out.f, job);
+    st = write_echoes(out.f, job, err);
+    if (st != ORR_OK) {
+        orr_output_abort(&out);
+        return st;
+    }
+    fprintf(out.f, "end\n");
+    return orr_output_commit(&out, err);
+}
+
+/* Every D-th unknown's current, [incidence][cell] complex128. */
+static orr_status write_current(const mom_job *job, orr_error *err)
+{
+    const int d = job->wu.current_every, n = job->p.n, nrhs = job->wu.n_incidence;
+    const long shape[2] = {nrhs, (n + d - 1) / d};
+    double *out = malloc((size_t)shape[0] * shape[1] * 2 * sizeof *out);
+    if (!out)
+        return orr_fail(err, ORR_ERR_NOMEM, "out of memory for the currents");
+    size_t o = 0;
+    for (int r = 0; r < nrhs; r++)
+        for (int i = 0; i < n; i += d, o++) {
+            out[2 * o] = job->current[2 * ((size_t)r * n + i)];
+            out[2 * o + 1] = job->current[2 * ((size_t)r * n + i) + 1];
+        }
+    char path[4096];
+    orr_runtime_resolve(job->opt->npy ? job->opt->npy : "mom_current.npy", path, sizeof path);
+    orr_status st = orr_npy_write(path, ORR_NPY_C16, 2, shape, out, err);
+    free(out);
+    return st;
+}
+
+orr_status mom_job_report(void *p, orr_error *err)
+{
+    mom_job *job = p;
+    orr_status st = write_table(job, err);
+    if (st == ORR_OK && job->wu.current_every)
+        st = write_current(job, err);
+    if (st == ORR_OK)
+        st = mom_job_pack_reported(job, err);
+    if (st != ORR_OK)
+        return st;
+    job->reported = 1;
+    orr_log("mom: %d unknowns: fill %.3f s, factor %.3f s, solve %.3f s, backward error %.3g n eps",
+            job->p.n, job->seconds[MOM_PHASE_FILL], job->seconds[MOM_PHASE_FACTOR],
+            job->seconds[MOM_PHASE_SOLVE], job->info.backward);
+    return ORR_OK;
+}

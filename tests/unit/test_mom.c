@@ -1,0 +1,313 @@
+/* The MoM kind against what it must match (docs/mom.md section 5): the
+ * circular cylinder's exact series (the currents' error falls at first
+ * order in N; the echo width within a stated dB tolerance), LAPACK's
+ * backward-error test for every solver and ||LU - PZ|| / (n ||Z|| eps),
+ * mixed precision reaching double's backward error, a square and a
+ * non-convex polygon converging. The reference ops run directly. */
+#include <CUnit/Basic.h>
+#include <complex.h>
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mom/lapack.h"
+#include "mom/ops.h"
+
+#define PI 3.14159265358979323846
+
+/* ---- a work unit solved on the reference ops ---- */
+
+typedef struct {
+    mom_workunit wu;
+    mom_problem p;
+    mom_ctx *ctx;
+    double complex *x;   /* [n_incidence][n] */
+    mom_solve_info info;
+} solved;
+
+static double incidence_zero[1] = {0};
+
+static mom_workunit circle_unit(double radius, int cells, mom_solver solver)
+{
+    mom_workunit wu = {.wavelength = 1, .shape = MOM_CIRCLE, .radius = radius, .cells = cells,
+                       .n_incidence = 1, .incidence = incidence_zero, .solver = solver};
+    strcpy(wu.path, "test.wu");
+    return wu;
+}
+
+static void solve(solved *s, const mom_workunit *wu)
+{
+    orr_error err;
+    memset(s, 0, sizeof *s);
+    s->wu = *wu;
+    CU_ASSERT_EQUAL_FATAL(mom_problem_init(&s->wu, &s->p, &err), ORR_OK);
+    CU_ASSERT_EQUAL_FATAL(mom_reference_ops.open(NULL, &s->wu, &s->p, &s->ctx, &err), ORR_OK);
+    CU_ASSERT_EQUAL_FATAL(mom_reference_ops.fill(s->ctx, 0, s->p.n, &err), ORR_OK);
+    const int block = mom_reference_ops.block(s->ctx);
+    for (int j = 0; j < s->p.n; j += block)
+        CU_ASSERT_EQUAL_FATAL(mom_reference_ops.factor(s->ctx, j, &err), ORR_OK);
+    s->x = malloc((size_t)s->p.n * s->wu.n_incidence * sizeof *s->x);
+    CU_ASSERT_FATAL(s->x != NULL);
+    CU_ASSERT_EQUAL_FATAL(mom_reference_ops.solve(s->ctx, (double *)s->x, &s->info, &err), ORR_OK);
+}
+
+static void solved_free(solved *s)
+{
+    mom_reference_ops.close(s->ctx);
+    mom_problem_free(&s->p);
+    free(s->x);
+}
+
+/* ---- the exact series ---- */
+
+static double complex hankel2(int n, double x)
+{
+    const double complex h = jn(abs(n), x) - I * yn(abs(n), x);
+    return n < 0 && n % 2 ? -h : h;
+}
+
+static int series_terms(double ka)
+{
+    return (int)ceil(ka + 10 * cbrt(ka) + 10);
+}
+
+/* J_z on the circle at angle phi, incidence phi_i (radians). */
+static double complex exact_current(double k, double a, double phi, double phi_i)
+{
+    const double ka = k * a;
+    double complex sum = 0;
+    for (int n = -series_terms(ka); n <= series_terms(ka); n++)
+        sum += cpow(I, -n) * cexp(I * n * (phi - phi_i)) / hankel2(n, ka);
+    return 2 / (PI * k * MOM_ETA * a) * sum;
+}
+
+/* The echo width (4/k) |sum_n J_n(ka) / H_n(ka) e^{jn(phi - phi_i)}|^2. */
+static double exact_echo(double k, double a, double phi, double phi_i)
+{
+    const double ka = k * a;
+    double complex sum = 0;
+    for (int n = -series_terms(ka); n <= series_terms(ka); n++)
+        sum += jn(n, ka) / hankel2(n, ka) * cexp(I * n * (phi - phi_i));
+    return 4 / k * cabs(sum) * cabs(sum);
+}
+
+/* The currents' relative L2 error at the cells' midpoints' angles. */
+static double current_error(const solved *s)
+{
+    double num = 0, den = 0;
+    for (int i = 0; i < s->p.n; i++) {
+        const double phi = atan2(s->p.py[i], s->p.px[i]);
+        const double complex e = exact_current(s->p.g.k, s->wu.radius, phi, 0);
+        num += pow(cabs(s->x[i] - e), 2);
+        den += pow(cabs(e), 2);
+    }
+    return sqrt(num / den);
+}
+
+/* ka = 4.5: 0.6 from the nearest interior resonance (J_n zeros 3.832,
+ * 5.136). */
+#define RADIUS (4.5 / (2 * PI))
+
+static void test_mom_convergence(void)
+{
+    double previous = 0;
+    for (int n = 50; n <= 400; n *= 2) {
+        mom_workunit wu = circle_unit(RADIUS, n, MOM_REFERENCE);
+        solved s;
+        solve(&s, &wu);
+        const double e = current_error(&s);
+        printf("\n    MoM, ka 4.5, N %d: |J - exact| / |exact| %.4f", n, e);
+        if (previous > 0)
+            printf(" (ratio %.2f)", e / previous);
+        CU_ASSERT(previous == 0 || e < 0.65 * previous);
+        previous = e;
+        solved_free(&s);
+    }
+    printf(" ");
+}
+
+/* LCN through the solver: the error falls with q (tests/unit/test_mom_lcn.c
+ * has the method's own tests). */
+static void test_lcn_solver(void)
+{
+    double previous = 0;
+    for (int q = 1; q <= 5; q += 2) {
+        mom_workunit wu = circle_unit(RADIUS, 40, MOM_REFERENCE);
+        wu.method = MOM_METHOD_LCN, wu.order = q;
+        solved s;
+        solve(&s, &wu);
+        const double e = current_error(&s);
+        printf("\n    LCN, ka 4.5, 40 cells, q %d: |J - exact| / |exact| %.3g, backward error %.3g", q,
+               e, s.info.backward);
+        CU_ASSERT(previous == 0 || e < previous / 20);
+        CU_ASSERT(s.info.backward <= 30);
+        previous = e;
+        solved_free(&s);
+    }
+    printf(" ");
+}
+
+static void test_echo_width(void)
+{
+    mom_workunit wu = circle_unit(RADIUS, 400, MOM_REFERENCE);
+    solved s;
+    solve(&s, &wu);
+    double deg[37], sigma[37], worst = 0;
+    for (int a = 0; a < 37; a++)
+        deg[a] = 5 * a;
+    mom_echo_widths(&s.p, (const double *)s.x, 37, deg, sigma);
+    for (int a = 0; a < 37; a++) {
+        const double exact = exact_echo(s.p.g.k, RADIUS, deg[a] * PI / 180, 0);
+        worst = fmax(worst, fabs(10 * log10(sigma[a] / exact)));
+    }
+    printf("\n    echo width, N 400, 0..180 degrees: worst %.3f dB from the series ", worst);
+    CU_ASSERT(worst <= 0.2);
+    solved_free(&s);
+}
+
+/* ---- the solvers ---- */
+
+static double matrix_norm1(const double complex *a, int n)
+{
+    double top = 0;
+    for (int j = 0; j < n; j++) {
+        double s = 0;
+        for (int i = 0; i < n; i++)
+            s += cabs(a[(size_t)j * n + i]);
+        top = fmax(top, s);
+    }
+    return top;
+}
+
+/* ||LU - PZ||_1 / (n ||Z||_1 eps) of the reference's factors (LAPACK's
+ * zget01 measure). */
+static double factor_error(const mom_workunit *wu)
+{
+    orr_error err;
+    mom_problem p;
+    mom_ctx *zc, *lc;
+    CU_ASSERT_FATAL(mom_problem_init(wu, &p, &err) == ORR_OK);
+    const int n = p.n;
+    CU_ASSERT_FATAL(mom_reference_ops.open(NULL, wu, &p, &zc, &err) == ORR_OK);
+    CU_ASSERT_FATAL(mom_reference_ops.open(NULL, wu, &p, &lc, &err) == ORR_OK);
+    mom_reference_ops.fill(zc, 0, n, &err);
+    mom_reference_ops.fill(lc, 0, n, &err);
+    for (int j = 0; j < n; j += mom_reference_ops.block(lc))
+        mom_reference_ops.factor(lc, j, &err);
+    double complex *z = malloc((size_t)n * n * sizeof *z), *f = malloc((size_t)n * n * sizeof *f);
+    lapack_int *ipiv = malloc((size_t)n * sizeof *ipiv);
+    mom_reference_ops.read(zc, MOM_STATE_MATRIX, z, &err);
+    mom_reference_ops.read(lc, MOM_STATE_MATRIX, f, &err);
+    mom_reference_ops.read(lc, MOM_STATE_PIVOTS, ipiv, &err);
+    const double znorm = matrix_norm1(z, n);
+    for (int i = 0; i < n; i++)   /* P Z: LAPACK's row exchanges in order */
+        for (int j = 0; j < n && ipiv[i] - 1 != i; j++) {
+            const double complex t = z[(size_t)j * n + i];
+            z[(size_t)j * n + i] = z[(size_t)j * n + ipiv[i] - 1];
+            z[(size_t)j * n + ipiv[i] - 1] = t;
+        }
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < n; i++) {
+            double complex lu = 0;
+            for (int q = 0; q <= (i < j ? i : j); q++)
+                lu += (q == i ? 1 : f[(size_t)q * n + i]) * f[(size_t)j * n + q];
+            z[(size_t)j * n + i] -= lu;
+        }
+    const double e = matrix_norm1(z, n) / (n * znorm * DBL_EPSILON);
+    free(z), free(f), free(ipiv);
+    mom_reference_ops.close(zc);
+    mom_reference_ops.close(lc);
+    mom_problem_free(&p);
+    return e;
+}
+
+static double incidences[3] = {0, 45, 170};
+
+static void test_solvers(void)
+{
+    static const char *const names[] = {"reference", "faithful", "mixed"};
+    double complex *ref = NULL;
+    for (int v = MOM_REFERENCE; v <= MOM_MIXED; v++) {
+        mom_workunit wu = circle_unit(RADIUS, 300, (mom_solver)v);
+        wu.n_incidence = 3, wu.incidence = incidences;
+        solved s;
+        solve(&s, &wu);
+        double diff = 0, top = 0;
+        if (ref)
+            for (int i = 0; i < 3 * s.p.n; i++)
+                diff = fmax(diff, cabs(s.x[i] - ref[i])), top = fmax(top, cabs(ref[i]));
+        printf("\n    %-9s: backward error %.3g n eps", names[v], s.info.backward);
+        if (v == MOM_FAITHFUL)
+            printf(", growth %.3g, smallest pivot %.3g", s.info.growth, s.info.min_pivot);
+        if (v == MOM_MIXED)
+            printf(", %d refinements", s.info.refinements);
+        if (ref)
+            printf(", %.2e from the reference", diff / top);
+        CU_ASSERT(s.info.backward <= 30);
+        /* kappa(Z) n eps: Z of this circle is well conditioned (kappa ~ 1e2) */
+        CU_ASSERT(!ref || diff <= 1e-10 * top);
+        if (!ref) {
+            ref = s.x;
+            s.x = NULL;
+        }
+        solved_free(&s);
+    }
+    free(ref);
+    mom_workunit wu = circle_unit(RADIUS, 300, MOM_REFERENCE);
+    const double fe = factor_error(&wu);
+    printf("\n    ||LU - PZ|| / (n ||Z|| eps) %.3g ", fe);
+    CU_ASSERT(fe <= 1);
+}
+
+/* ---- polygons ---- */
+
+static double square[8] = {0, 0, 1, 0, 1, 1, 0, 1};
+static double ell[12] = {0, 0, 1, 0, 1, 0.5, 0.5, 0.5, 0.5, 1, 0, 1};
+
+/* Echo widths at five angles change less from N to 2N than from N/2 to N. */
+static void polygon_converges(const char *name, double *vertex, int nv)
+{
+    double deg[5] = {0, 45, 90, 135, 180}, sigma[3][5], change[2] = {0, 0};
+    for (int r = 0; r < 3; r++) {
+        mom_workunit wu = {.wavelength = 1, .shape = MOM_POLYGON, .n_vertices = nv, .vertex = vertex,
+                           .cells = 100 << r, .n_incidence = 1, .incidence = incidences + 1};
+        strcpy(wu.path, "test.wu");
+        solved s;
+        solve(&s, &wu);
+        CU_ASSERT(s.info.backward <= 30);
+        mom_echo_widths(&s.p, (const double *)s.x, 5, deg, sigma[r]);
+        solved_free(&s);
+    }
+    for (int a = 0; a < 5; a++)
+        for (int r = 0; r < 2; r++)
+            change[r] = fmax(change[r], fabs(10 * log10(sigma[r + 1][a] / sigma[r][a])));
+    printf("\n    %s: echo width changes %.4f dB (100 -> 200 cells), %.4f dB (200 -> 400)", name,
+           change[0], change[1]);
+    CU_ASSERT(change[1] < change[0]);
+}
+
+static void test_polygons(void)
+{
+    polygon_converges("square, side 1", square, 4);
+    polygon_converges("L shape (non-convex)", ell, 6);
+    printf(" ");
+}
+
+int main(void)
+{
+    if (CU_initialize_registry() != CUE_SUCCESS)
+        return 1;
+    CU_pSuite s = CU_add_suite("mom", NULL, NULL);
+    CU_add_test(s, "MoM currents converge at first order to the exact series", test_mom_convergence);
+    CU_add_test(s, "echo width against the exact series", test_echo_width);
+    CU_add_test(s, "LCN through the solver converges with q", test_lcn_solver);
+    CU_add_test(s, "every solver's backward error, the factors' error", test_solvers);
+    CU_add_test(s, "a square and a non-convex polygon converge", test_polygons);
+    CU_basic_set_mode(CU_BRM_VERBOSE);
+    CU_basic_run_tests();
+    const unsigned failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
+    CU_cleanup_registry();
+    return failed ? 1 : 0;
+}
