@@ -82,7 +82,8 @@ static void fill_rhs(mom_ctx *c)
         for (int i = 0; i < c->n; i++) {
             double re, im;
             mom_incident(p->g.k, cos(phi), sin(phi), p->px[i], p->py[i], &re, &im);
-            c->b[(size_t)r * c->n + i] = CMPLX(re, im);
+            ((double *)c->b)[2 * ((size_t)r * c->n + i)] = re;   /* C11: a complex is two reals */
+            ((double *)c->b)[2 * ((size_t)r * c->n + i) + 1] = im;
         }
     }
 }

@@ -19,7 +19,7 @@ set -eu
 
 src=${FUZZ_SRCDIR:?}
 out=${FUZZ_DIR:?}
-targets=${FUZZ_TARGETS:-params stars checkpoint npy spectral validate cli diffraction diffraction_checkpoint fdtd fdtd_checkpoint}
+targets=${FUZZ_TARGETS:-params stars checkpoint npy spectral validate cli diffraction diffraction_checkpoint fdtd fdtd_checkpoint mom}
 cc=${FUZZ_CC:-clang}
 jobs=${FUZZ_JOBS:-$(nproc 2>/dev/null || echo 2)}
 san="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
