@@ -46,6 +46,39 @@ typedef struct {
     long number;        /* whole-number options: the argument, in range */
 } orr_opt_value;
 
+/* ---- the options every work-unit kind shares ---- */
+
+/* The work unit and results files, a prefix or file for .npy outputs, the
+ * checkpoint flags and --check: a kind's options struct holds this as its
+ * member `job`, its table lists ORR_JOB_OPTIONS first, and its parse
+ * hands every option to orr_job_option before its own. */
+typedef struct {
+    const char *wu_file, *output, *npy;
+    int ignore_checkpoint, cleanup_checkpoint, check;
+} orr_job_cli;
+
+enum { ORR_OPT_WU = 1000, ORR_OPT_OUTPUT, ORR_OPT_NPY, ORR_OPT_IGNORE_CKPT, ORR_OPT_CLEANUP_CKPT,
+       ORR_OPT_CHECK };
+
+/* The table's rows: the defaults' names (string literals) and what --npy
+ * takes and writes. */
+#define ORR_JOB_OPTIONS(wu_default, results_default, npy_arg, npy_help)                             \
+    {"-w", "--work-unit", NULL, "FILE", ORR_OPT_WU, ORR_TEXT,                                       \
+     "the work unit (default " wu_default ")"},                                                    \
+    {"-o", "--output", NULL, "FILE", ORR_OPT_OUTPUT, ORR_TEXT,                                      \
+     "the results (default " results_default ")"},                                                 \
+    {NULL, "--npy", NULL, npy_arg, ORR_OPT_NPY, ORR_TEXT, npy_help},                                \
+    {"-i", "--ignore-checkpoint", NULL, NULL, ORR_OPT_IGNORE_CKPT, ORR_TEXT,                        \
+     "start from zero, ignoring any checkpoint"},                                                  \
+    {"-c", "--cleanup-checkpoint", NULL, NULL, ORR_OPT_CLEANUP_CKPT, ORR_TEXT,                      \
+     "remove the checkpoint file on success"},                                                     \
+    {NULL, "--check", NULL, NULL, ORR_OPT_CHECK, ORR_TEXT,                                          \
+     "check the work unit and print its size and cost; compute nothing"}
+
+/* Applies o to c when it is one of ORR_JOB_OPTIONS (returns 1), else
+ * returns 0: the kind's own. */
+int orr_job_option(orr_job_cli *c, const orr_option *o, const orr_opt_value *v);
+
 /* ---- the work unit ---- */
 
 /* What one step did. */
@@ -121,6 +154,10 @@ struct orr_kind {
     orr_status (*restore)(void *job, const void *payload, size_t size, const char *path,
                           int *reported, orr_error *err);
 };
+
+/* The checkpoint's file, tag and identity, with the flags of c. */
+void orr_job_checkpoint_spec(const orr_job_cli *c, const char *file, const char *tag,
+                             uint64_t identity, orr_checkpoint_spec *spec);
 
 /* The registry (app/kinds.c): every kind, the default (a command line that
  * names none) first. */

@@ -115,11 +115,7 @@ const void *dif_job_payload(const void *p, size_t *size)
 void dif_job_checkpoint(const void *p, orr_checkpoint_spec *spec)
 {
     const dif_job *job = p;
-    spec->file = DIF_CHECKPOINT_FILE;
-    spec->tag = DIF_KIND_NAME;
-    spec->identity = job->identity;
-    spec->ignore_saved = job->opt->ignore_checkpoint;
-    spec->remove_at_end = job->opt->cleanup_checkpoint;
+    orr_job_checkpoint_spec(&job->opt->job, DIF_CHECKPOINT_FILE, DIF_KIND_NAME, job->identity, spec);
 }
 
 /* ---- restore: every field checked against this work unit ---- */
@@ -232,7 +228,7 @@ static orr_status load_work_unit(const dif_cli *opt, dif_workunit *wu, dif_setup
                                  orr_error *err)
 {
     char path[4096];
-    orr_runtime_resolve(opt->wu_file, path, sizeof path);
+    orr_runtime_resolve(opt->job.wu_file, path, sizeof path);
     orr_status st = dif_workunit_load(path, wu, err);
     if (st != ORR_OK)
         return st;
@@ -251,12 +247,12 @@ static orr_status load_work_unit(const dif_cli *opt, dif_workunit *wu, dif_setup
 static orr_status check_outputs(const dif_cli *opt, orr_error *err)
 {
     char path[4096];
-    orr_runtime_resolve(opt->output, path, sizeof path);
+    orr_runtime_resolve(opt->job.output, path, sizeof path);
     orr_status s = orr_output_check(path, err);
-    if (s == ORR_OK && opt->npy) {
+    if (s == ORR_OK && opt->job.npy) {
         static const char *const suffix[] = {"_r00.npy", "_R.npy", "_T.npy"};
         for (int i = 0; s == ORR_OK && i < 3; i++) {
-            snprintf(path, sizeof path, "%s%s", opt->npy, suffix[i]);
+            snprintf(path, sizeof path, "%s%s", opt->job.npy, suffix[i]);
             s = orr_output_check(path, err);
         }
     }
@@ -351,16 +347,16 @@ static orr_status write_npy(const dif_job *job, orr_error *err)
         r00[2 * p] = job->res[p].r00[0];
         r00[2 * p + 1] = job->res[p].r00[1];
     }
-    snprintf(path, sizeof path, "%s_r00.npy", job->opt->npy);
+    snprintf(path, sizeof path, "%s_r00.npy", job->opt->job.npy);
     orr_status s = orr_npy_write(path, ORR_NPY_C16, 1, &np, r00, err);
     free(r00);
     const long shape_yx[3] = {np, job->s.ky, job->s.kx};   /* mode q = b * kx + a: y outer */
     if (s == ORR_OK) {
-        snprintf(path, sizeof path, "%s_R.npy", job->opt->npy);
+        snprintf(path, sizeof path, "%s_R.npy", job->opt->job.npy);
         s = orr_npy_write(path, ORR_NPY_F8, 3, shape_yx, job->R, err);
     }
     if (s == ORR_OK) {
-        snprintf(path, sizeof path, "%s_T.npy", job->opt->npy);
+        snprintf(path, sizeof path, "%s_T.npy", job->opt->job.npy);
         s = orr_npy_write(path, ORR_NPY_F8, 3, shape_yx, job->T, err);
     }
     return s;
@@ -371,7 +367,7 @@ static orr_status write_table(const dif_job *job, orr_error *err)
     char path[4096];
     orr_output out;
     memset(&out, 0, sizeof out);
-    orr_runtime_resolve(job->opt->output, path, sizeof path);
+    orr_runtime_resolve(job->opt->job.output, path, sizeof path);
     orr_status s = orr_output_open(&out, path, ".partial", err);
     if (s != ORR_OK)
         return s;
@@ -390,7 +386,7 @@ orr_status dif_job_report(void *p, orr_error *err)
 {
     dif_job *job = p;
     orr_status s = write_table(job, err);
-    if (s == ORR_OK && job->opt->npy)
+    if (s == ORR_OK && job->opt->job.npy)
         s = write_npy(job, err);
     if (s != ORR_OK)
         return s;

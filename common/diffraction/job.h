@@ -9,8 +9,7 @@
 #include "solver.h"
 
 typedef struct {
-    const char *wu_file, *output, *npy;
-    int ignore_checkpoint, cleanup_checkpoint, check;
+    orr_job_cli job;   /* -w -o --npy -i -c --check (kind.h) */
     int batch;   /* --batch: points a batch (0: chosen by memory and the backend) */
     int bench;   /* --bench K: time K operator products and a solve (bench.c) */
 } dif_cli;

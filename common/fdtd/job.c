@@ -34,7 +34,7 @@ static orr_status load_work_unit(const fdtd_cli *opt, fdtd_workunit *wu, fdtd_se
                                  orr_error *err)
 {
     char path[4096];
-    orr_runtime_resolve(opt->wu_file, path, sizeof path);
+    orr_runtime_resolve(opt->job.wu_file, path, sizeof path);
     orr_status st = fdtd_workunit_load(path, wu, err);
     if (st == ORR_OK)
         st = fdtd_setup_init(wu, s, err);
@@ -104,11 +104,7 @@ void fdtd_job_free(void *p)
 void fdtd_job_checkpoint(const void *p, orr_checkpoint_spec *spec)
 {
     const fdtd_job *job = p;
-    spec->file = FDTD_CHECKPOINT_FILE;
-    spec->tag = FDTD_KIND_NAME;
-    spec->identity = job->identity;
-    spec->ignore_saved = job->opt->ignore_checkpoint;
-    spec->remove_at_end = job->opt->cleanup_checkpoint;
+    orr_job_checkpoint_spec(&job->opt->job, FDTD_CHECKPOINT_FILE, FDTD_KIND_NAME, job->identity, spec);
 }
 
 static size_t fixed_bytes(const fdtd_job *job, long done, long n_energy)

@@ -7,8 +7,7 @@
 #include "ops.h"
 
 typedef struct {
-    const char *wu_file, *output, *npy;
-    int ignore_checkpoint, cleanup_checkpoint, check;
+    orr_job_cli job;   /* -w -o --npy -i -c --check (kind.h) */
     int bench;   /* --bench K: time K steps on the backend (bench.c) */
 } fdtd_cli;
 

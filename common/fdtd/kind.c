@@ -46,20 +46,11 @@ static orr_status fdtd_step(void *p, orr_step *out, orr_error *err)
 
 /* ---- the command line ---- */
 
-enum { OPT_WU, OPT_OUTPUT, OPT_NPY, OPT_IGNORE_CKPT, OPT_CLEANUP_CKPT, OPT_CHECK, OPT_BENCH };
+enum { OPT_BENCH };
 
 static const orr_option fdtd_options[] = {
-    {"-w", "--work-unit", NULL, "FILE", OPT_WU, ORR_TEXT, "the work unit (default " FDTD_WU_FILE ")"},
-    {"-o", "--output", NULL, "FILE", OPT_OUTPUT, ORR_TEXT,
-     "the results (default " FDTD_RESULTS_FILE ")"},
-    {NULL, "--npy", NULL, "PREFIX", OPT_NPY, ORR_TEXT,
-     "the work unit's snapshot as PREFIX_FIELD.npy (default fdtd_snapshot)"},
-    {"-i", "--ignore-checkpoint", NULL, NULL, OPT_IGNORE_CKPT, ORR_TEXT,
-     "start from zero, ignoring any checkpoint"},
-    {"-c", "--cleanup-checkpoint", NULL, NULL, OPT_CLEANUP_CKPT, ORR_TEXT,
-     "remove the checkpoint file on success"},
-    {NULL, "--check", NULL, NULL, OPT_CHECK, ORR_TEXT,
-     "check the work unit and print its size and cost; compute nothing"},
+    ORR_JOB_OPTIONS(FDTD_WU_FILE, FDTD_RESULTS_FILE, "PREFIX",
+                    "the work unit's snapshot as PREFIX_FIELD.npy (default fdtd_snapshot)"),
     {NULL, "--bench", NULL, "K", OPT_BENCH, ORR_WHOLE(1, 1000000),
      "benchmark: time K steps of the work unit on the app's backend; write nothing"},
 };
@@ -67,30 +58,23 @@ static const orr_option fdtd_options[] = {
 static void fdtd_defaults(void *p)
 {
     fdtd_cli *c = p;
-    c->wu_file = FDTD_WU_FILE;
-    c->output = FDTD_RESULTS_FILE;
+    c->job.wu_file = FDTD_WU_FILE;
+    c->job.output = FDTD_RESULTS_FILE;
 }
 
 static orr_status fdtd_parse(void *p, const orr_option *o, const orr_opt_value *v, orr_error *err)
 {
     fdtd_cli *c = p;
     (void)err;
-    switch (o->id) {
-    case OPT_WU: c->wu_file = v->text; break;
-    case OPT_OUTPUT: c->output = v->text; break;
-    case OPT_NPY: c->npy = v->text; break;
-    case OPT_IGNORE_CKPT: c->ignore_checkpoint = 1; break;
-    case OPT_CLEANUP_CKPT: c->cleanup_checkpoint = 1; break;
-    case OPT_CHECK: c->check = 1; break;
-    case OPT_BENCH: c->bench = (int)v->number; break;
-    }
+    if (!orr_job_option(&c->job, o, v) && o->id == OPT_BENCH)
+        c->bench = (int)v->number;
     return ORR_OK;
 }
 
 static orr_run_mode fdtd_mode(const void *p)
 {
     const fdtd_cli *c = p;
-    return c->bench ? ORR_RUN_TOOL_BACKEND : c->check ? ORR_RUN_TOOL : ORR_RUN_WORK_UNIT;
+    return c->bench ? ORR_RUN_TOOL_BACKEND : c->job.check ? ORR_RUN_TOOL : ORR_RUN_WORK_UNIT;
 }
 
 static orr_status fdtd_tool(void *p, orr_backend *device, const orr_error *no_device, int *failed,

@@ -39,7 +39,7 @@ static orr_status write_table(const fdtd_job *job, const double l2[FDTD_N_FIELDS
     char path[4096];
     orr_output out;
     memset(&out, 0, sizeof out);
-    orr_runtime_resolve(job->opt->output, path, sizeof path);
+    orr_runtime_resolve(job->opt->job.output, path, sizeof path);
     orr_status st = orr_output_open(&out, path, ".partial", err);
     if (st != ORR_OK)
         return st;
@@ -80,7 +80,7 @@ static orr_status write_snapshot(const fdtd_job *job, orr_error *err)
             for (long i = 1; i <= s->n[0]; i += d, o++)
                 memcpy(out + o * rb, raw + (i + s->sx * (j + s->sy * k)) * rb, (size_t)rb);
     char path[4096];
-    snprintf(path, sizeof path, "%s_%s.npy", job->opt->npy ? job->opt->npy : "fdtd_snapshot",
+    snprintf(path, sizeof path, "%s_%s.npy", job->opt->job.npy ? job->opt->job.npy : "fdtd_snapshot",
              fdtd_field_name(job->wu.snapshot_field));
     if (st == ORR_OK)
         st = orr_npy_write(path, rb == 4 ? ORR_NPY_F4 : ORR_NPY_F8, 3, shape, out, err);

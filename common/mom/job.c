@@ -51,7 +51,7 @@ static orr_status load_work_unit(const mom_cli *opt, mom_workunit *wu, mom_probl
 {
     char path[4096];
     int n = 0;
-    orr_runtime_resolve(opt->wu_file, path, sizeof path);
+    orr_runtime_resolve(opt->job.wu_file, path, sizeof path);
     orr_status st = mom_workunit_load(path, wu, err);
     if (st == ORR_OK && wu->solver == MOM_FAITHFUL && wu->precision == MOM_SINGLE)
         st = orr_fail(err, ORR_ERR_UNSUPPORTED, "%s: the faithful solver runs in double only", path);
@@ -157,11 +157,7 @@ void mom_job_free(void *p)
 void mom_job_checkpoint(const void *p, orr_checkpoint_spec *spec)
 {
     const mom_job *job = p;
-    spec->file = MOM_CHECKPOINT_FILE;
-    spec->tag = MOM_KIND_NAME;
-    spec->identity = job->identity;
-    spec->ignore_saved = job->opt->ignore_checkpoint;
-    spec->remove_at_end = job->opt->cleanup_checkpoint;
+    orr_job_checkpoint_spec(&job->opt->job, MOM_CHECKPOINT_FILE, MOM_KIND_NAME, job->identity, spec);
 }
 
 static mom_ckpt_head head_of(const mom_job *job, int reported)

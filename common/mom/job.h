@@ -11,8 +11,7 @@
 #include "ops.h"
 
 typedef struct {
-    const char *wu_file, *output, *npy;
-    int ignore_checkpoint, cleanup_checkpoint, check;
+    orr_job_cli job;   /* -w -o --npy -i -c --check (kind.h) */
 } mom_cli;
 
 typedef enum { MOM_PHASE_FILL, MOM_PHASE_FACTOR, MOM_PHASE_SOLVE } mom_phase;

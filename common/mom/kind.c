@@ -88,48 +88,30 @@ static orr_status mom_step(void *p, orr_step *out, orr_error *err)
 
 /* ---- the command line ---- */
 
-enum { OPT_WU, OPT_OUTPUT, OPT_NPY, OPT_IGNORE_CKPT, OPT_CLEANUP_CKPT, OPT_CHECK };
-
 static const orr_option mom_options[] = {
-    {"-w", "--work-unit", NULL, "FILE", OPT_WU, ORR_TEXT, "the work unit (default " MOM_WU_FILE ")"},
-    {"-o", "--output", NULL, "FILE", OPT_OUTPUT, ORR_TEXT,
-     "the results (default " MOM_RESULTS_FILE ")"},
-    {NULL, "--npy", NULL, "FILE", OPT_NPY, ORR_TEXT,
-     "the work unit's surface currents as .npy (default mom_current.npy)"},
-    {"-i", "--ignore-checkpoint", NULL, NULL, OPT_IGNORE_CKPT, ORR_TEXT,
-     "start from zero, ignoring any checkpoint"},
-    {"-c", "--cleanup-checkpoint", NULL, NULL, OPT_CLEANUP_CKPT, ORR_TEXT,
-     "remove the checkpoint file on success"},
-    {NULL, "--check", NULL, NULL, OPT_CHECK, ORR_TEXT,
-     "check the work unit and print its size and cost; compute nothing"},
+    ORR_JOB_OPTIONS(MOM_WU_FILE, MOM_RESULTS_FILE, "FILE",
+                    "the work unit's surface currents as .npy (default mom_current.npy)"),
 };
 
 static void mom_defaults(void *p)
 {
     mom_cli *c = p;
-    c->wu_file = MOM_WU_FILE;
-    c->output = MOM_RESULTS_FILE;
+    c->job.wu_file = MOM_WU_FILE;
+    c->job.output = MOM_RESULTS_FILE;
 }
 
 static orr_status mom_parse(void *p, const orr_option *o, const orr_opt_value *v, orr_error *err)
 {
     mom_cli *c = p;
     (void)err;
-    switch (o->id) {
-    case OPT_WU: c->wu_file = v->text; break;
-    case OPT_OUTPUT: c->output = v->text; break;
-    case OPT_NPY: c->npy = v->text; break;
-    case OPT_IGNORE_CKPT: c->ignore_checkpoint = 1; break;
-    case OPT_CLEANUP_CKPT: c->cleanup_checkpoint = 1; break;
-    case OPT_CHECK: c->check = 1; break;
-    }
+    orr_job_option(&c->job, o, v);
     return ORR_OK;
 }
 
 static orr_run_mode mom_mode(const void *p)
 {
     const mom_cli *c = p;
-    return c->check ? ORR_RUN_TOOL : ORR_RUN_WORK_UNIT;
+    return c->job.check ? ORR_RUN_TOOL : ORR_RUN_WORK_UNIT;
 }
 
 static orr_status mom_tool(void *p, orr_backend *device, const orr_error *no_device, int *failed,

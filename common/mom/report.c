@@ -58,7 +58,7 @@ static orr_status write_table(const mom_job *job, orr_error *err)
     char path[4096];
     orr_output out;
     memset(&out, 0, sizeof out);
-    orr_runtime_resolve(job->opt->output, path, sizeof path);
+    orr_runtime_resolve(job->opt->job.output, path, sizeof path);
     orr_status st = orr_output_open(&out, path, ".partial", err);
     if (st != ORR_OK)
         return st;
@@ -87,7 +87,7 @@ static orr_status write_current(const mom_job *job, orr_error *err)
             out[2 * o + 1] = job->current[2 * ((size_t)r * n + i) + 1];
         }
     char path[4096];
-    orr_runtime_resolve(job->opt->npy ? job->opt->npy : "mom_current.npy", path, sizeof path);
+    orr_runtime_resolve(job->opt->job.npy ? job->opt->job.npy : "mom_current.npy", path, sizeof path);
     orr_status st = orr_npy_write(path, ORR_NPY_C16, 2, shape, out, err);
     free(out);
     return st;

@@ -77,7 +77,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
         char name[8];
         snprintf(name, sizeof name, "in%d", w);
         fuzz_file(name, wu_text[w], strlen(wu_text[w]), wu_path[w], sizeof wu_path[w]);
-        cli[w] = (dif_cli){.wu_file = wu_path[w], .output = out_path, .batch = 2};
+        cli[w] = (dif_cli){.job = {.wu_file = wu_path[w], .output = out_path}, .batch = 2};
         void *job;
         usable[w] = dif_descriptor.plan(&cli[w], &backend, &job, &err) == ORR_OK;
         if (usable[w])

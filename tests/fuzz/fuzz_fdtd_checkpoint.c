@@ -205,7 +205,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
         char name[8];
         snprintf(name, sizeof name, "in%d", w);
         fuzz_file(name, wu_text[w], strlen(wu_text[w]), wu_path[w], sizeof wu_path[w]);
-        cli[w] = (fdtd_cli){.wu_file = wu_path[w], .output = out_path, .npy = npy_prefix};
+        cli[w] = (fdtd_cli){.job = {.wu_file = wu_path[w], .output = out_path, .npy = npy_prefix}};
     }
     /* the snapshot's file: PREFIX_FIELD.npy (report.c) */
     static const char *const fields[] = {"ex", "ey", "ez", "hx", "hy", "hz"};

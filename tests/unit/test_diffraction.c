@@ -85,7 +85,7 @@ static orr_status run_wu(const char *text, int threads, int batch, results *r, o
     snprintf(wu, sizeof wu, "%s/wu.txt", tmpdir);
     snprintf(out, sizeof out, "%s/out.txt", tmpdir);
     write_text(wu, text);
-    dif_cli opt = {.wu_file = wu, .output = out, .ignore_checkpoint = 1, .cleanup_checkpoint = 1,
+    dif_cli opt = {.job = {.wu_file = wu, .output = out, .ignore_checkpoint = 1, .cleanup_checkpoint = 1},
                    .batch = batch};
     orr_backend be;
     memset(&be, 0, sizeof be);
