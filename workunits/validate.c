@@ -1,5 +1,5 @@
-/* orrery-validate: separation, diffraction and fdtd results for BOINC's
- * stock script_validator.
+/* orrery-validate: separation, diffraction, fdtd and mom results for
+ * BOINC's stock script_validator.
  *
  *   orrery-validate [OPTIONS] init FILE            is FILE a complete result?
  *   orrery-validate [OPTIONS] compare FILE1 FILE2  do two results agree?
@@ -7,16 +7,19 @@
  *   orrery-validate-compare [OPTIONS] FILE1 FILE2  that script_validator runs
  *
  * OPTIONS: --config FILE, --likelihood-tolerance X, --integral-tolerance X,
- * --r00-tolerance X, --efficiency-tolerance X.
+ * --r00-tolerance X, --efficiency-tolerance X, --echo-db-tolerance X,
+ * --echo-sigma-tolerance X, --echo-db-tolerance-single X,
+ * --echo-sigma-tolerance-single X.
  *
  * FILE is a result file as the apps write it (the output template names
  * it). Its kind is told from its content: a first line
  * "# orrery-diffraction-results 1" is a diffraction results table
  * (docs/diffraction.md section 4; rules below), a first line "# orrery fdtd
- * results 1" an fdtd result (docs/fdtd.md section 4); anything else is
- * judged as separation's: upstream's tags, one block per bundle member
- * (member k >= 1 suffixes every tag with k) after <number_WUs> when there
- * are several.
+ * results 1" an fdtd result (docs/fdtd.md section 4), a first line
+ * "# orrery mom results 1" a mom result (docs/mom.md section 4); anything
+ * else is judged as separation's: upstream's tags, one block per bundle
+ * member (member k >= 1 suffixes every tag with k) after <number_WUs> when
+ * there are several.
  *
  * Separation:
  * init: every member has all five tags, with the stream count agreeing
@@ -70,6 +73,31 @@
  * that differs between backends by 100% of itself.) Not configurable: the
  * tolerances follow from the arithmetic.
  *
+ * MoM (docs/mom.md section 6.3): init: the records in the app's order: one
+ * work_unit (16 hex digits), one application, param lines (NAME VALUE, at
+ * most 32), one geometry line (circle radius R > 0, or polygon vertices
+ * V in 3..100000), one wavelength line (wavelength L > 0, k K > 0 with
+ * K L = 2 pi, unknowns N, method mom|lcn, solver reference|faithful|mixed,
+ * precision double|single, single only with reference), one solve line
+ * (backward_error B finite, >= 0 and at most 30 n eps in double precision,
+ * 30 n eps of single's eps in single (30 * 2^29 in the double eps the app
+ * writes); growth_factor and smallest_pivot finite >= 0 from the faithful
+ * solver, nan from the others; refinements whole, 0 but for mixed), at
+ * most one warning line, one seconds line (fill, factor, solve finite
+ * >= 0), echo lines (echo PHI_INC PHI SIGMA DB: angles finite, sigma/lambda
+ * finite >= 0, DB its 10 log10 to the 6 decimals printed, -inf for 0), and
+ * `end` last, at most 1 GiB; no other lines. compare: both pass init, with
+ * the same work_unit hash, param lines, geometry line and wavelength line
+ * (every value equal; not the application, solve, warning and seconds
+ * lines), the same echo lines' angles in the same order; then, P the
+ * largest sigma of an incidence in either result and F = P * 1e-6 (double)
+ * or 1e-3 (single), each sigma pair: |a - b| <= sigma_tol * max(a, b, F)
+ * and, where both are >= F, |10 log10 a - 10 log10 b| <= db_tol (from
+ * the sigma column's 17 digits). db_tol and sigma_tol by the precision
+ * line: echo_db_tolerance (default 1e-6 dB) and echo_sigma_tolerance
+ * (1e-6) in double (reference, faithful, mixed), echo_db_tolerance_single
+ * (0.05 dB) and echo_sigma_tolerance_single (1e-2) in single.
+ *
  * script_validator (BOINC server 1.6.2) takes one-word script names only
  * (it leaves a space on each word of a longer one, so no keyword matches):
  *     script_validator --app separation --init_script orrery-validate-init
@@ -82,13 +110,15 @@
  * if it exists (none for a program found on PATH), or --config FILE, which
  * must exist. Lines `key = value`, '#' starts a comment; keys
  * likelihood_tolerance, integral_tolerance (separation), r00_tolerance and
- * efficiency_tolerance (diffraction), each at most once, values finite and
+ * efficiency_tolerance (diffraction), echo_db_tolerance,
+ * echo_sigma_tolerance, echo_db_tolerance_single and
+ * echo_sigma_tolerance_single (mom), each at most once, values finite and
  * >= 0. Command-line tolerances override the file's.
  *
  * Exit status (what script_validator reads): 0 valid / equal; 1 invalid /
  * different: the content is bad (empty, truncated, malformed, over 16 MB
- * (separation), 64 MB (diffraction) or 1 GiB (fdtd), out of range, out of
- * tolerance; results of two kinds compared); 3 (BOINC's VAL_RESULT_TRANSIENT_ERROR)
+ * (separation), 64 MB (diffraction) or 1 GiB (fdtd, mom), out of range,
+ * out of tolerance; results of two kinds compared); 3 (BOINC's VAL_RESULT_TRANSIENT_ERROR)
  * could not judge: a file missing or unreadable, a bad configuration file
  * or command line. script_validator retries the work unit later on 3, so a
  * daemon's mistake never invalidates volunteers' work. One line on stderr
@@ -105,6 +135,7 @@
 #include "diffraction/diffraction.h"
 #include "fdtd/fdtd.h"
 #include "io/io.h"
+#include "mom/mom.h"
 #include "separation/separation.h"
 
 #define MAX_MEMBERS SEP_MAX_BUNDLE
@@ -123,6 +154,26 @@
  * and refuses one whose results could pass this. */
 #define MAX_FD_BYTES ((size_t)1 << 30)
 #define FD_HEADER "# orrery fdtd results 1"
+/* A mom result is a few header lines and an echo line (about 70 bytes, at
+ * most 100) per incidence and echo angle; orrery-wugen mom sizes each work
+ * unit's <max_nbytes> and refuses one whose results could pass this. */
+#define MAX_MO_BYTES ((size_t)1 << 30)
+#define MO_HEADER "# orrery mom results 1"
+#define MO_MAX_TOK 16
+#define MO_TWO_PI 6.283185307179586
+/* The dB column is printed with 6 decimals: half its last digit, and a
+ * libm's log10 a few ulp apart. */
+#define MO_DB_PRINTED 5.01e-7
+/* LAPACK's backward-error test: at most 30 in units of n eps, eps the
+ * arithmetic's; the app writes it in double's eps (2^-52): single's
+ * (2^-23) is 2^29 of those. */
+#define MO_BACKWARD_DOUBLE 30.0
+#define MO_BACKWARD_SINGLE (30.0 * 536870912.0)
+/* Below this fraction of an incidence's largest sigma (a null: -60 dB in
+ * double, -30 dB in single) sigma is compared relative to the fraction,
+ * not to itself, and not in dB: a null's round-off is the pattern's. */
+#define MO_NULL_DOUBLE 1e-6
+#define MO_NULL_SINGLE 1e-3
 /* Differences this small are equal whatever the scale (all-zero series). */
 #define FD_FLOOR 1e-300
 /* Points agree in lambda (relatively), theta and phi (degrees) within: */
@@ -147,12 +198,17 @@ static const char *const tag_names[N_TAGS] = {"background_integral", "stream_int
                                               "search_likelihood"};
 
 /* The tolerances, as configuration keys and as options. */
-enum { TOL_LIKELIHOOD, TOL_INTEGRAL, TOL_R00, TOL_EFFICIENCY, N_TOL };
-static const char *const tol_keys[N_TOL] = {"likelihood_tolerance", "integral_tolerance",
-                                            "r00_tolerance", "efficiency_tolerance"};
-static const char *const tol_options[N_TOL] = {"--likelihood-tolerance", "--integral-tolerance",
-                                               "--r00-tolerance", "--efficiency-tolerance"};
-static const double tol_defaults[N_TOL] = {1e-11, 1e-9, 1e-8, 1e-8};
+enum { TOL_LIKELIHOOD, TOL_INTEGRAL, TOL_R00, TOL_EFFICIENCY, TOL_ECHO_DB, TOL_ECHO_SIGMA,
+       TOL_ECHO_DB_SINGLE, TOL_ECHO_SIGMA_SINGLE, N_TOL };
+static const char *const tol_keys[N_TOL] = {
+    "likelihood_tolerance", "integral_tolerance", "r00_tolerance", "efficiency_tolerance",
+    "echo_db_tolerance", "echo_sigma_tolerance", "echo_db_tolerance_single",
+    "echo_sigma_tolerance_single"};
+static const char *const tol_options[N_TOL] = {
+    "--likelihood-tolerance", "--integral-tolerance", "--r00-tolerance",
+    "--efficiency-tolerance", "--echo-db-tolerance", "--echo-sigma-tolerance",
+    "--echo-db-tolerance-single", "--echo-sigma-tolerance-single"};
+static const double tol_defaults[N_TOL] = {1e-11, 1e-9, 1e-8, 1e-8, 1e-6, 1e-6, 0.05, 1e-2};
 
 typedef struct {
     int n[N_TAGS];                       /* values found per tag */
@@ -215,6 +271,10 @@ static int usage(const char *fmt, ...)
             "         --integral-tolerance X (default 1e-9 relative)\n"
             "         --r00-tolerance X (diffraction; default 1e-8, relative to max(|r00|, 0.01))\n"
             "         --efficiency-tolerance X (diffraction; default 1e-8 absolute)\n"
+            "         --echo-db-tolerance X (mom, double; default 1e-6 dB absolute)\n"
+            "         --echo-sigma-tolerance X (mom, double; default 1e-6 relative)\n"
+            "         --echo-db-tolerance-single X (mom, single; default 0.05 dB absolute)\n"
+            "         --echo-sigma-tolerance-single X (mom, single; default 1e-2 relative)\n"
             "fdtd results: tolerances from their arithmetic and precision (1e-12 faithful\n"
             "double, 1e-9 fast double, 1e-5 faithful single, 1e-3 fast single)\n"
             "exit 0 valid / equal, 1 invalid / different, 3 could not judge (missing or\n"
@@ -1112,20 +1172,389 @@ static int fd_compare(const char *b_path, const fd_result *a, const fd_result *b
     return rc;
 }
 
+/* ---- mom results (docs/mom.md section 4) ---- */
+
+/* Records in the order the app writes them; a stage's lines are
+ * consecutive. */
+enum { MO_WU, MO_APP, MO_PARAM, MO_GEOMETRY, MO_WAVELENGTH, MO_SOLVE, MO_WARNING, MO_SECONDS,
+       MO_ECHO, MO_END, MO_N_STAGES };
+
+static const char *const mo_keys[MO_N_STAGES] = {
+    "work_unit", "application", "param", "geometry", "wavelength", "solve", "warning",
+    "seconds", "echo", "end"};
+static const char *const mo_methods[2] = {"mom", "lcn"};
+static const char *const mo_solvers[3] = {"reference", "faithful", "mixed"};
+static const char *const mo_precisions[2] = {"double", "single"};
+static const char *const mo_shapes[2] = {"circle", "polygon"};
+
+typedef struct {
+    double wavelength, k;
+    long unknowns;
+    int method, solver, single;
+} mo_setup;
+
+typedef struct {
+    int stage;                           /* the last line's; -1 before any */
+    long count[MO_N_STAGES];             /* lines per stage */
+    char work_unit[17];                  /* the work unit's content hash */
+    int shape;                           /* geometry: circle or polygon */
+    double size;                         /* its radius or vertex count */
+    mo_setup setup;                      /* the wavelength line */
+    double backward;                     /* the solve line's backward error */
+    char *params;                        /* the param lines, '\n' after each */
+    size_t params_len, params_cap;
+    double *echo;                        /* [count[MO_ECHO]][3]: incidence, angle, sigma */
+    size_t echo_cap;
+} mo_result;
+
+static void mo_free(mo_result *m)
+{
+    free(m->params);
+    free(m->echo);
+    memset(m, 0, sizeof *m);
+}
+
+static int is_mo(const orr_buffer *buf)
+{
+    const size_t n = strlen(MO_HEADER);
+    return buf->size >= n && memcmp(buf->data, MO_HEADER, n) == 0 &&
+           (buf->size == n || buf->data[n] == '\n' || buf->data[n] == '\r');
+}
+
+/* A finite number, or nan ("nan", "-nan": what printf writes) where
+ * allow_nan. */
+static int mo_number(const char *t, size_t n, int allow_nan, double *out)
+{
+    return dif_number(t, n, allow_nan, out);
+}
+
+/* geometry circle radius R | geometry polygon vertices V */
+static int mo_geometry_line(const char **tok, const size_t *tlen, int n, mo_result *m)
+{
+    int v;
+    if (n != 4 || (m->shape = fd_word(tok[1], tlen[1], mo_shapes, 2)) < 0)
+        return -1;
+    if (m->shape == 0)
+        return tok_eq(tok[2], tlen[2], "radius") && mo_number(tok[3], tlen[3], 0, &m->size) == 0 &&
+                       m->size > 0
+                   ? 0
+                   : -1;
+    if (!tok_eq(tok[2], tlen[2], "vertices") ||
+        dif_whole(tok[3], tlen[3], 3, MOM_MAX_VERTICES, &v) != 0)
+        return -1;
+    m->size = v;
+    return 0;
+}
+
+/* wavelength L k K unknowns N method M solver S precision P: L, K finite
+ * and > 0 with K L = 2 pi; N whole; the faithful and mixed solvers in
+ * double (mixed is single then double by definition: it reports double). */
+static int mo_wavelength_line(const char **tok, const size_t *tlen, int n, mo_setup *s)
+{
+    static const char *const keys[5] = {"k", "unknowns", "method", "solver", "precision"};
+    if (n != 12 || !tok_eq(tok[0], tlen[0], "wavelength"))
+        return -1;
+    for (int i = 0; i < 5; i++)
+        if (!tok_eq(tok[2 + 2 * i], tlen[2 + 2 * i], keys[i]))
+            return -1;
+    if (mo_number(tok[1], tlen[1], 0, &s->wavelength) != 0 || !(s->wavelength > 0) ||
+        mo_number(tok[3], tlen[3], 0, &s->k) != 0 || !(s->k > 0) ||
+        fabs(s->k * s->wavelength - MO_TWO_PI) > 1e-12 * MO_TWO_PI ||
+        fd_long(tok[5], tlen[5], 3, (long)MOM_MAX_CELLS * MOM_MAX_ORDER, &s->unknowns) != 0)
+        return -1;
+    s->method = fd_word(tok[7], tlen[7], mo_methods, 2);
+    s->solver = fd_word(tok[9], tlen[9], mo_solvers, 3);
+    s->single = fd_word(tok[11], tlen[11], mo_precisions, 2);
+    if (s->method < 0 || s->solver < 0 || s->single < 0)
+        return -1;
+    return s->single && s->solver != 0 ? -1 : 0;
+}
+
+/* solve backward_error B growth_factor G smallest_pivot S refinements R:
+ * B finite and >= 0 (its bound is checked by mo_load); G and S finite and
+ * >= 0 from the faithful solver, nan from the others; R whole >= 0, 0 but
+ * for the mixed solver. */
+static int mo_solve_line(const char **tok, const size_t *tlen, int n, mo_result *m)
+{
+    static const char *const keys[4] = {"backward_error", "growth_factor", "smallest_pivot",
+                                        "refinements"};
+    const int faithful = m->setup.solver == 1, mixed = m->setup.solver == 2;
+    double g, p;
+    long r;
+    if (n != 9)
+        return -1;
+    for (int i = 0; i < 4; i++)
+        if (!tok_eq(tok[1 + 2 * i], tlen[1 + 2 * i], keys[i]))
+            return -1;
+    if (mo_number(tok[2], tlen[2], 0, &m->backward) != 0 || !(m->backward >= 0) ||
+        mo_number(tok[4], tlen[4], !faithful, &g) != 0 ||
+        mo_number(tok[6], tlen[6], !faithful, &p) != 0 ||
+        fd_long(tok[8], tlen[8], 0, mixed ? LONG_MAX : 0, &r) != 0)
+        return -1;
+    if (faithful)
+        return g >= 0 && p >= 0 ? 0 : -1;
+    return isnan(g) && isnan(p) ? 0 : -1;
+}
+
+/* seconds fill F factor G solve H, each finite and >= 0 */
+static int mo_seconds_line(const char **tok, const size_t *tlen, int n)
+{
+    static const char *const keys[3] = {"fill", "factor", "solve"};
+    double x;
+    if (n != 7)
+        return -1;
+    for (int i = 0; i < 3; i++)
+        if (!tok_eq(tok[1 + 2 * i], tlen[1 + 2 * i], keys[i]) ||
+            fd_number(tok[2 + 2 * i], tlen[2 + 2 * i], 0, &x) != 0)
+            return -1;
+    return 0;
+}
+
+/* echo PHI_INC PHI SIGMA DB: the angles finite, sigma/lambda finite and
+ * >= 0, DB its 10 log10 as the app prints it (%.6f: within half its last
+ * digit), -inf where sigma is 0. */
+static int mo_echo_line(const char **tok, const size_t *tlen, int n, mo_result *m)
+{
+    double inc, phi, sigma, db;
+    if (n != 5 || mo_number(tok[1], tlen[1], 0, &inc) != 0 ||
+        mo_number(tok[2], tlen[2], 0, &phi) != 0 || fd_number(tok[3], tlen[3], 0, &sigma) != 0)
+        return -1;
+    if (sigma == 0) {
+        if (!tok_eq(tok[4], tlen[4], "-inf"))
+            return -1;
+    } else if (mo_number(tok[4], tlen[4], 0, &db) != 0 ||
+               !(fabs(db - 10 * log10(sigma)) <= MO_DB_PRINTED))
+        return -1;
+    const size_t k = (size_t)m->count[MO_ECHO];
+    if (k == m->echo_cap) {
+        const size_t cap = m->echo_cap ? 2 * m->echo_cap : 256;
+        double *e = realloc(m->echo, cap * 3 * sizeof *e);
+        if (!e)
+            return -2;
+        m->echo = e;
+        m->echo_cap = cap;
+    }
+    m->echo[3 * k] = inc;
+    m->echo[3 * k + 1] = phi;
+    m->echo[3 * k + 2] = sigma;
+    return 0;
+}
+
+/* One record of stage st, well-formed? 0, -1, or -2 out of memory. */
+static int mo_record(int st, const char **tok, const size_t *tlen, int n, mo_result *m)
+{
+    switch (st) {
+    case MO_WU:
+        if (n != 2 || tlen[1] != 16 || strspn(tok[1], "0123456789abcdef") < 16)
+            return -1;
+        memcpy(m->work_unit, tok[1], 16);
+        return 0;
+    case MO_APP:
+    case MO_WARNING:
+        return n >= 2 ? 0 : -1;
+    case MO_PARAM: {
+        if (n != 3 || m->count[MO_PARAM] >= MOM_MAX_PARAMS)
+            return -1;
+        /* kept as its tokens, one blank apart: compared between results */
+        const size_t need = tlen[1] + tlen[2] + 2;
+        if (m->params_len + need > m->params_cap) {
+            const size_t cap = 2 * (m->params_len + need) + 256;
+            char *p = realloc(m->params, cap);
+            if (!p)
+                return -2;
+            m->params = p;
+            m->params_cap = cap;
+        }
+        char *at = m->params + m->params_len;
+        memcpy(at, tok[1], tlen[1]);
+        at[tlen[1]] = ' ';
+        memcpy(at + tlen[1] + 1, tok[2], tlen[2]);
+        at[need - 1] = '\n';
+        m->params_len += need;
+        return 0;
+    }
+    case MO_GEOMETRY:
+        return mo_geometry_line(tok, tlen, n, m);
+    case MO_WAVELENGTH:
+        return mo_wavelength_line(tok, tlen, n, &m->setup);
+    case MO_SOLVE:
+        return mo_solve_line(tok, tlen, n, m);
+    case MO_SECONDS:
+        return mo_seconds_line(tok, tlen, n);
+    case MO_ECHO:
+        return mo_echo_line(tok, tlen, n, m);
+    default:
+        return n == 1 ? 0 : -1;
+    }
+}
+
+/* A line of stage st comes: the stages before it complete (one line each,
+ * but param, warning and echo: any number, warning at most one), no stage
+ * comes back, one-line stages do not repeat. */
+static int mo_enter(const char *path, int line, mo_result *m, int st)
+{
+    if (st < m->stage)
+        return say(INVALID, "%s:%d: '%s' after the '%s' lines: out of order", path, line,
+                   mo_keys[st], mo_keys[m->stage]);
+    if (st == m->stage)
+        return st == MO_PARAM || st == MO_ECHO
+                   ? VALID
+                   : say(INVALID, "%s:%d: a second '%s' line", path, line, mo_keys[st]);
+    for (int t = m->stage < 0 ? 0 : m->stage; t < st; t++)
+        if (t != MO_PARAM && t != MO_WARNING && t != MO_ECHO && m->count[t] != 1)
+            return say(INVALID, "%s:%d: '%s' without a '%s' line before it", path, line,
+                       mo_keys[st], mo_keys[t]);
+    m->stage = st;
+    return VALID;
+}
+
+/* Reads and checks a mom results file (init's rules) already in buf. */
+static int mo_load(const char *path, const orr_buffer *buf, mo_result *m)
+{
+    const char *tok[MO_MAX_TOK + 1];
+    size_t tlen[MO_MAX_TOK + 1];
+    memset(m, 0, sizeof *m);
+    if (buf->size > MAX_MO_BYTES)
+        return say(INVALID, "%s: larger than %zu bytes: not a result", path, MAX_MO_BYTES);
+    if (buf->data[buf->size - 1] != '\n')
+        return say(INVALID, "%s: truncated (no line end at its end)", path);
+    m->stage = -1;
+    orr_lines it;
+    orr_lines_init(&it, path, buf);
+    const char *s;
+    size_t len;
+    orr_lines_next(&it, &s, &len); /* the header, checked by is_mo */
+    while (orr_lines_next(&it, &s, &len)) {
+        if (m->stage == MO_END)
+            return say(INVALID, "%s:%d: a line after 'end'", path, it.line);
+        const int n = dif_tokens(s, len, tok, tlen, MO_MAX_TOK);
+        const int st = n > 0 ? fd_word(tok[0], tlen[0], mo_keys, MO_N_STAGES) : -1;
+        if (st < 0)
+            return say(INVALID, "%s:%d: not a record of a mom results file", path, it.line);
+        int rc = mo_enter(path, it.line, m, st);
+        if (rc != VALID)
+            return rc;
+        rc = mo_record(st, tok, tlen, n, m);
+        if (rc == -2)
+            return say(RETRY, "%s: out of memory", path);
+        if (rc != 0)
+            return say(INVALID, "%s:%d: a malformed '%s' line (docs/mom.md section 4)", path,
+                       it.line, mo_keys[st]);
+        m->count[st]++;
+        if (st == MO_SOLVE) {
+            /* LAPACK's test: 30 in units of n eps, eps that of the arithmetic */
+            const double bound = m->setup.single ? MO_BACKWARD_SINGLE : MO_BACKWARD_DOUBLE;
+            if (!(m->backward <= bound))
+                return say(INVALID, "%s:%d: backward error %g n eps (double's eps) above %g, the "
+                           "bound for %s precision: not a solution", path, it.line, m->backward,
+                           bound, mo_precisions[m->setup.single]);
+        }
+    }
+    if (m->stage != MO_END)
+        return say(INVALID, "%s: truncated (no 'end' line; %ld echo lines)", path,
+                   m->count[MO_ECHO]);
+    return VALID;
+}
+
+/* The tolerances of a pair: [0] dB absolute, [1] sigma relative, [2] the
+ * null floor (relative to the incidence's largest sigma). */
+static void mo_tolerances(const mo_setup *s, const double *tol, double *t)
+{
+    t[0] = tol[s->single ? TOL_ECHO_DB_SINGLE : TOL_ECHO_DB];
+    t[1] = tol[s->single ? TOL_ECHO_SIGMA_SINGLE : TOL_ECHO_SIGMA];
+    t[2] = s->single ? MO_NULL_SINGLE : MO_NULL_DOUBLE;
+}
+
+/* The echo widths: the same angles, then each sigma/lambda within the
+ * tolerances. P is the largest sigma of the incidence in either result
+ * and F = floor P: |sa - sb| <= sigma_tol max(sa, sb, F), and where both
+ * are at least F, |10 log10 sa - 10 log10 sb| <= db_tol (from the sigma
+ * column, printed with 17 digits: the dB column's 6 decimals are the
+ * tolerance itself). Below F, a null's round-off is relative to the
+ * pattern's size, not its own. */
+static int mo_same_echo(const char *b_path, const mo_result *a, const mo_result *b,
+                        const double *tol)
+{
+    const long n = a->count[MO_ECHO];
+    if (n != b->count[MO_ECHO])
+        return say(INVALID, "%s: %ld echo lines, the other result %ld", b_path,
+                   b->count[MO_ECHO], n);
+    double t[3];
+    mo_tolerances(&a->setup, tol, t);
+    const char *mode = a->setup.single ? "single" : "double";
+    for (long first = 0, end; first < n; first = end) {
+        const double inc = a->echo[3 * first];
+        double peak = 0;
+        for (end = first; end < n && a->echo[3 * end] == inc; end++) {
+            const double *x = a->echo + 3 * end, *y = b->echo + 3 * end;
+            if (x[0] != y[0] || x[1] != y[1])
+                return say(INVALID, "%s: echo line %ld: incidence %.17g angle %.17g, the other "
+                           "result %.17g %.17g", b_path, end + 1, y[0], y[1], x[0], x[1]);
+            peak = fmax(peak, fmax(x[2], y[2]));
+        }
+        const double floor = t[2] * peak;
+        for (long i = first; i < end; i++) {
+            const double sa = a->echo[3 * i + 2], sb = b->echo[3 * i + 2];
+            const double d = fabs(sa - sb), scale = fmax(fmax(sa, sb), floor);
+            if (!(d <= t[1] * scale))
+                return say(INVALID, "echo at incidence %.17g, angle %.17g: sigma/lambda %.17g "
+                           "and %.17g differ by %.3g relative (%s %g, %s precision; %s)",
+                           inc, a->echo[3 * i + 1], sa, sb, d / scale,
+                           tol_keys[a->setup.single ? TOL_ECHO_SIGMA_SINGLE : TOL_ECHO_SIGMA],
+                           t[1], mode, b_path);
+            if (fmin(sa, sb) >= floor && fmin(sa, sb) > 0) {
+                const double db = fabs(10 * log10(sa) - 10 * log10(sb));
+                if (!(db <= t[0]))
+                    return say(INVALID, "echo at incidence %.17g, angle %.17g: %.9f and %.9f dB "
+                               "differ by %.3g dB (%s %g, %s precision; %s)", inc,
+                               a->echo[3 * i + 1], 10 * log10(sa), 10 * log10(sb), db,
+                               tol_keys[a->setup.single ? TOL_ECHO_DB_SINGLE : TOL_ECHO_DB],
+                               t[0], mode, b_path);
+            }
+        }
+    }
+    return VALID;
+}
+
+static int mo_compare(const char *b_path, const mo_result *a, const mo_result *b,
+                      const double *tol)
+{
+    /* The hash is the work unit's content's: every backend writes the same. */
+    if (memcmp(a->work_unit, b->work_unit, 16) != 0)
+        return say(INVALID, "%s: another work unit (work_unit %s, the other result %s)", b_path,
+                   b->work_unit, a->work_unit);
+    if (a->params_len != b->params_len ||
+        (a->params_len && memcmp(a->params, b->params, a->params_len) != 0))
+        return say(INVALID, "%s: other 'param' lines than the other result's", b_path);
+    if (a->shape != b->shape || a->size != b->size)
+        return say(INVALID, "%s: another geometry (its geometry line differs)", b_path);
+    const mo_setup *x = &a->setup, *y = &b->setup;
+    if (x->wavelength != y->wavelength || x->k != y->k || x->unknowns != y->unknowns ||
+        x->method != y->method || x->solver != y->solver || x->single != y->single)
+        return say(INVALID, "%s: another wavelength, unknowns, method, solver or precision "
+                   "(its wavelength line differs)", b_path);
+    return mo_same_echo(b_path, a, b, tol);
+}
+
 /* ---- either kind ---- */
 
-enum { KIND_SEPARATION, KIND_DIFFRACTION, KIND_FDTD };
-static const char *const kind_names[3] = {"separation", "diffraction", "fdtd"};
+enum { KIND_SEPARATION, KIND_DIFFRACTION, KIND_FDTD, KIND_MOM };
+static const char *const kind_names[4] = {"separation", "diffraction", "fdtd", "mom"};
+/* "a separation", "an fdtd" */
+static const char *const kind_articles[4] = {"a", "a", "an", "a"};
 
 /* Reads and checks one file of any kind (init's rules); on failure says
  * why. A diffraction table goes to *d (free it with dif_free), an fdtd
- * result to *f (fd_free), separation tags to *r. */
-static int load_any(const char *path, result_file *r, dif_result *d, fd_result *f, int *kind)
+ * result to *f (fd_free), a mom result to *m (mo_free), separation tags to
+ * *r. */
+static int load_any(const char *path, result_file *r, dif_result *d, fd_result *f, mo_result *m,
+                    int *kind)
 {
     orr_buffer buf;
     memset(r, 0, sizeof *r);
     memset(d, 0, sizeof *d);
     memset(f, 0, sizeof *f);
+    memset(m, 0, sizeof *m);
     *kind = KIND_SEPARATION;
     int rc = read_whole(path, MAX_FD_BYTES, INVALID, &buf);
     if (rc != VALID)
@@ -1140,6 +1569,12 @@ static int load_any(const char *path, result_file *r, dif_result *d, fd_result *
         *kind = KIND_FDTD;
         f->buf = buf;
         return fd_load(path, f);
+    }
+    if (is_mo(&buf)) {
+        *kind = KIND_MOM;
+        rc = mo_load(path, &buf, m);
+        orr_buffer_free(&buf);
+        return rc;
     }
     const char *text = buf.data;
     double wus = 1;
@@ -1163,10 +1598,12 @@ static int load(const char *path, result_file *r)
 {
     dif_result d;
     fd_result f;
+    mo_result m;
     int kind;
-    const int rc = load_any(path, r, &d, &f, &kind);
+    const int rc = load_any(path, r, &d, &f, &m, &kind);
     dif_free(&d);
     fd_free(&f);
+    mo_free(&m);
     return rc;
 }
 
@@ -1197,20 +1634,24 @@ static int compare(const char *a_path, const char *b_path, const double *tol)
     static result_file a, b;
     dif_result da, db;
     fd_result fa, fb;
+    mo_result ma, mb;
     int ka = KIND_SEPARATION, kb = KIND_SEPARATION;
-    int rc = load_any(a_path, &a, &da, &fa, &ka);
+    int rc = load_any(a_path, &a, &da, &fa, &ma, &ka);
     memset(&db, 0, sizeof db);
     memset(&fb, 0, sizeof fb);
+    memset(&mb, 0, sizeof mb);
     if (rc == VALID)
-        rc = load_any(b_path, &b, &db, &fb, &kb);
+        rc = load_any(b_path, &b, &db, &fb, &mb, &kb);
+    const int lo = ka < kb ? ka : kb, hi = ka < kb ? kb : ka;
     if (rc == VALID && ka != kb)
-        rc = say(INVALID, "%s and %s: a %s and a%s %s result", a_path, b_path,
-                 kind_names[ka < kb ? ka : kb], ka == KIND_FDTD || kb == KIND_FDTD ? "n" : "",
-                 kind_names[ka < kb ? kb : ka]);
+        rc = say(INVALID, "%s and %s: %s %s and %s %s result", a_path, b_path, kind_articles[lo],
+                 kind_names[lo], kind_articles[hi], kind_names[hi]);
     else if (rc == VALID && ka == KIND_DIFFRACTION)
         rc = dif_compare(b_path, &da, &db, tol);
     else if (rc == VALID && ka == KIND_FDTD)
         rc = fd_compare(b_path, &fa, &fb);
+    else if (rc == VALID && ka == KIND_MOM)
+        rc = mo_compare(b_path, &ma, &mb, tol);
     else if (rc == VALID && a.members != b.members)
         rc = say(INVALID, "%s and %s hold different numbers of bundle members", a_path, b_path);
     for (int k = 0; ka == KIND_SEPARATION && k < a.members && rc == VALID; k++)
@@ -1219,6 +1660,8 @@ static int compare(const char *a_path, const char *b_path, const double *tol)
     dif_free(&db);
     fd_free(&fa);
     fd_free(&fb);
+    mo_free(&ma);
+    mo_free(&mb);
     return rc;
 }
 
@@ -1235,7 +1678,8 @@ static int run(const char *mode, char **paths, int n, const double *tol)
         return usage("compare: an odd number of files (%d): want result 1's, then as many of "
                      "result 2's", n);
     if (n / results != FILES_PER_RESULT)
-        return usage("%s: %d files per result; a separation, diffraction or fdtd result has %d",
+        return usage("%s: %d files per result; a separation, diffraction, fdtd or mom result "
+                     "has %d",
                      mode, n / results, FILES_PER_RESULT);
     int rc = VALID;
     for (int i = 0; i < n / results && rc == VALID; i++)
@@ -1278,8 +1722,9 @@ static int config_line(const char *path, int line, const char *s, size_t len, do
     while (k < N_TOL && !(strlen(tol_keys[k]) == klen && memcmp(s, tol_keys[k], klen) == 0))
         k++;
     if (k == N_TOL)
-        return say(RETRY, "%s:%d: %.*s: unknown key (known: %s, %s, %s, %s)", path, line,
-                   (int)klen, s, tol_keys[0], tol_keys[1], tol_keys[2], tol_keys[3]);
+        return say(RETRY, "%s:%d: %.*s: unknown key (known: %s, %s, %s, %s) (mom: %s, %s, %s, %s)",
+                   path, line, (int)klen, s, tol_keys[0], tol_keys[1], tol_keys[2], tol_keys[3],
+                   tol_keys[4], tol_keys[5], tol_keys[6], tol_keys[7]);
     if (seen[k]++)
         return say(RETRY, "%s:%d: %s: repeated key", path, line, tol_keys[k]);
     if (parse_tolerance(val, vlen, &tol[k]) != 0)

@@ -14,6 +14,7 @@
 
 #include "mom/lapack.h"
 #include "mom/ops.h"
+#include "mom_series.h"
 
 #define PI 3.14159265358979323846
 
@@ -58,39 +59,6 @@ static void solved_free(solved *s)
     mom_reference_ops.close(s->ctx);
     mom_problem_free(&s->p);
     free(s->x);
-}
-
-/* ---- the exact series ---- */
-
-static double complex hankel2(int n, double x)
-{
-    const double complex h = jn(abs(n), x) - I * yn(abs(n), x);
-    return n < 0 && n % 2 ? -h : h;
-}
-
-static int series_terms(double ka)
-{
-    return (int)ceil(ka + 10 * cbrt(ka) + 10);
-}
-
-/* J_z on the circle at angle phi, incidence phi_i (radians). */
-static double complex exact_current(double k, double a, double phi, double phi_i)
-{
-    const double ka = k * a;
-    double complex sum = 0;
-    for (int n = -series_terms(ka); n <= series_terms(ka); n++)
-        sum += cpow(I, -n) * cexp(I * n * (phi - phi_i)) / hankel2(n, ka);
-    return 2 / (PI * k * MOM_ETA * a) * sum;
-}
-
-/* The echo width (4/k) |sum_n J_n(ka) / H_n(ka) e^{jn(phi - phi_i)}|^2. */
-static double exact_echo(double k, double a, double phi, double phi_i)
-{
-    const double ka = k * a;
-    double complex sum = 0;
-    for (int n = -series_terms(ka); n <= series_terms(ka); n++)
-        sum += jn(n, ka) / hankel2(n, ka) * cexp(I * n * (phi - phi_i));
-    return 4 / k * cabs(sum) * cabs(sum);
 }
 
 /* The currents' relative L2 error at the cells' midpoints' angles. */
