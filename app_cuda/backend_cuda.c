@@ -10,12 +10,14 @@
 #include "spectral/ops.h"
 #include "diffraction/diffraction.h"
 #include "fdtd/fdtd.h"
+#include "mom/mom.h"
 
 static const orr_kind_attacher cuda_kinds[] = {
     {SEP_KIND_NAME, sep_cuda_attach},
     {SPEC_KIND_NAME, spec_cuda_attach},
     {DIF_KIND_NAME, dif_cuda_attach},
     {FDTD_KIND_NAME, fdtd_cuda_attach},
+    {MOM_KIND_NAME, mom_cuda_attach},
 };
 
 orr_status orr_open_cuda_backend(const orr_backend_request *req, orr_backend *be, orr_error *err)
