@@ -26,7 +26,23 @@
 #define MAGIC "ORRERYCK"
 #define NAME_LEN 16
 #define HEADER_LEN (8 + 4 + NAME_LEN + NAME_LEN + 8 + 8)
-#define MAX_PAYLOAD ((uint64_t)1 << 30)
+/* A header claiming more is refused before anything is read (a file that
+ * size must also exist: the size check below); the MoM kind's matrices
+ * make checkpoints of several GiB (16 n^2 bytes: 1.6 GB at n = 10 000). */
+#define MAX_PAYLOAD ((uint64_t)1 << 40)
+
+/* zlib's crc32 takes at most 4 GiB a call (uInt). */
+static uLong crc_of(const unsigned char *header, const unsigned char *payload, size_t size)
+{
+    uLong crc = crc32(0L, Z_NULL, 0);
+    crc = crc32(crc, header, HEADER_LEN);
+    for (size_t at = 0; at < size;) {
+        const size_t part = size - at < ((size_t)1 << 30) ? size - at : (size_t)1 << 30;
+        crc = crc32(crc, payload + at, (uInt)part);
+        at += part;
+    }
+    return crc;
+}
 
 static void put_u32(unsigned char *p, uint32_t v)
 {
@@ -93,9 +109,7 @@ orr_status orr_checkpoint_write(const char *path, const char *kind, uint64_t wor
 {
     unsigned char header[HEADER_LEN], trailer[4];
     build_header(header, kind, workunit, size);
-    uLong crc = crc32(0L, Z_NULL, 0);
-    crc = crc32(crc, header, HEADER_LEN);
-    crc = crc32(crc, payload, (uInt)size);
+    const uLong crc = crc_of(header, payload, size);
     put_u32(trailer, (uint32_t)crc);
 
     /* PATH.tmp, fsync'd and renamed: a crash leaves the old checkpoint or
@@ -185,9 +199,7 @@ orr_status orr_checkpoint_read(const char *path, const char *kind, uint64_t work
         s = orr_fail(err, ORR_ERR_CHECKPOINT, "%s: checkpoint size does not match its header", path);
         goto done;
     }
-    uLong crc = crc32(0L, Z_NULL, 0);
-    crc = crc32(crc, h, HEADER_LEN);
-    crc = crc32(crc, buf, (uInt)n);
+    const uLong crc = crc_of(h, buf, (size_t)n);
     if ((uint32_t)crc != get_u32(buf + n)) {
         s = orr_fail(err, ORR_ERR_CHECKPOINT, "%s: checksum mismatch (corrupt checkpoint)", path);
         goto done;
