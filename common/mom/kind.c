@@ -75,10 +75,10 @@ static orr_status mom_step(void *p, orr_step *out, orr_error *err)
     out->finished = before == MOM_PHASE_SOLVE;
     out->done = out->finished ? 1 : progress(job);
     out->saveable = 0;
-    /* after the fill and after the factorisation always; between block
-     * columns when BOINC asks */
-    const int ended = job->phase != before;
-    if (!out->finished && (ended || (job->phase == MOM_PHASE_FACTOR && orr_runtime_time_to_checkpoint()))) {
+    /* offered once the fill is done (at its end, after each block column,
+     * after the factorisation) when BOINC's checkpoint period allows: the
+     * pack copies the whole matrix */
+    if (!out->finished && job->phase != MOM_PHASE_FILL && orr_runtime_time_to_checkpoint()) {
         if ((st = mom_job_pack(job, err)) != ORR_OK)
             return st;
         out->saveable = 1;

@@ -2,7 +2,7 @@
 # The MoM kind end to end through the CPU app: every test unit runs on 1
 # and 3 threads to the same echo widths (to 1e-9 dB: OpenBLAS may split
 # its sums by thread count); a run killed with SIGKILL at random moments
-# (in the fill, the factorisation and the solve) and restarted until it
+# (in the factorisation and the solve) and restarted until it
 # finishes writes exactly the results of an uninterrupted run; --check;
 # the exit codes of bad input, missing files, unwritable output and a
 # matrix too big for memory.
@@ -45,16 +45,21 @@ ok "currents written as .npy"
 # ---- killed and restarted until it finishes ----
 run=(mom -w "$data/kill_circle.txt" --nthreads 2 --checkpoint-period 1)
 mkdir ref killed
-start=$(date +%s%N)
 (cd ref && "$app" "${run[@]}" -o results.txt 2>stderr.txt) || fail "uninterrupted: $(tail -2 ref/stderr.txt)"
-ms=$((($(date +%s%N) - start) / 1000000))
 cd killed || exit 1
 kills=0
+stamp() { stat -c %Y.%Z:%i mom_checkpoint 2>/dev/null; }
 while :; do
+    before=$(stamp)
     "$app" "${run[@]}" -o results.txt 2>>stderr.txt &
     pid=$!
-    # somewhere in the first 10-90% of an uninterrupted run's time
-    t=$((ms / 10 + RANDOM % (ms * 8 / 10 + 1)))
+    # each run is killed only once it has written a new checkpoint (written
+    # whole and renamed: after the fill, after the factorisation, between
+    # block columns, after the report: at most one a second here), then
+    # within 0.1 s: every kill leaves something to resume, however loaded
+    # the machine
+    while kill -0 "$pid" 2>/dev/null && [ "$(stamp)" = "$before" ]; do sleep 0.05; done
+    t=$((RANDOM % 100))
     sleep "$((t / 1000)).$(printf %03d $((t % 1000)))"
     if kill -0 "$pid" 2>/dev/null; then
         kill -9 "$pid" 2>/dev/null
