@@ -39,6 +39,7 @@
 #include "../cuda_backend.h"
 #include "../device_cuda.h"
 #include "kernels.h"
+#include "libs.h"
 #include "mom/lcn.h"
 #include "mom/ops.h"
 
@@ -74,6 +75,9 @@ struct mom_ctx {
     size_t trtri_bytes, trtri_host_bytes;
 };
 
+/* cuBLAS and cuSOLVER (libs.h), set by the first open. */
+static const mom_cuda_libs *lib;
+
 /* ---- errors ---- */
 
 static orr_status cu(cudaError_t e, const char *what, orr_error *err)
@@ -86,7 +90,7 @@ static orr_status bl(cublasStatus_t s, const char *what, orr_error *err)
     return s == CUBLAS_STATUS_SUCCESS
                ? ORR_OK
                : orr_fail(err, ORR_ERR_DEVICE, "cuBLAS: %s: %s (status %d)", what,
-                          cublasGetStatusString(s), (int)s);
+                          lib->cublasGetStatusString(s), (int)s);
 }
 
 static const char *solver_status(cusolverStatus_t s)
@@ -169,12 +173,12 @@ static orr_status panel_unpivoted(mom_ctx *c, int j, int nb, orr_error *err)
                                                  c->info + 1),
                    "launching the unpivoted panel", err));
         if (right > 0) {
-            TRY(bl(cublasZtrsm(c->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N,
+            TRY(bl(lib->cublasZtrsm_v2(c->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N,
                                CUBLAS_DIAG_UNIT, w, right, &z_one, zat(c, kb, kb), n,
                                zat(c, kb, kb + w), n),
                    "ztrsm in the panel", err));
             if (n - kb - w > 0)
-                TRY(bl(cublasZgemm(c->blas, CUBLAS_OP_N, CUBLAS_OP_N, n - kb - w, right, w,
+                TRY(bl(lib->cublasZgemm_v2(c->blas, CUBLAS_OP_N, CUBLAS_OP_N, n - kb - w, right, w,
                                    &z_minus_one, zat(c, kb + w, kb), n, zat(c, kb, kb + w), n,
                                    &z_one, zat(c, kb + w, kb + w), n),
                        "zgemm in the panel", err));
@@ -188,11 +192,11 @@ static orr_status factor_block(mom_ctx *c, int j, int pivoting, orr_error *err)
     const int n = c->n, nb = n - j < c->nb ? n - j : c->nb, rest = n - j - nb, m = n - j;
     if (pivoting) {
         if (c->single)
-            TRY(so(cusolverDnCgetrf(c->solver, m, nb, sat(c, j, j), n, c->work, c->ipiv + j,
+            TRY(so(lib->cusolverDnCgetrf(c->solver, m, nb, sat(c, j, j), n, c->work, c->ipiv + j,
                                     c->info),
                    "cgetrf on the panel", err));
         else
-            TRY(so(cusolverDnZgetrf(c->solver, m, nb, zat(c, j, j), n, c->work, c->ipiv + j,
+            TRY(so(lib->cusolverDnZgetrf(c->solver, m, nb, zat(c, j, j), n, c->work, c->ipiv + j,
                                     c->info),
                    "zgetrf on the panel", err));
         TRY(cu(orr_cuda_mom_offset_pivots(c->ipiv, j, nb), "launching the pivots' offset", err));
@@ -206,20 +210,20 @@ static orr_status factor_block(mom_ctx *c, int j, int pivoting, orr_error *err)
     }
     if (rest > 0) {
         if (c->single) {
-            TRY(bl(cublasCtrsm(c->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N,
+            TRY(bl(lib->cublasCtrsm_v2(c->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N,
                                CUBLAS_DIAG_UNIT, nb, rest, &c_one, sat(c, j, j), n,
                                sat(c, j, j + nb), n),
                    "ctrsm", err));
-            TRY(bl(cublasCgemm(c->blas, CUBLAS_OP_N, CUBLAS_OP_N, rest, rest, nb, &c_minus_one,
+            TRY(bl(lib->cublasCgemm_v2(c->blas, CUBLAS_OP_N, CUBLAS_OP_N, rest, rest, nb, &c_minus_one,
                                sat(c, j + nb, j), n, sat(c, j, j + nb), n, &c_one,
                                sat(c, j + nb, j + nb), n),
                    "cgemm", err));
         } else {
-            TRY(bl(cublasZtrsm(c->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N,
+            TRY(bl(lib->cublasZtrsm_v2(c->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N,
                                CUBLAS_DIAG_UNIT, nb, rest, &z_one, zat(c, j, j), n,
                                zat(c, j, j + nb), n),
                    "ztrsm", err));
-            TRY(bl(cublasZgemm(c->blas, CUBLAS_OP_N, CUBLAS_OP_N, rest, rest, nb, &z_minus_one,
+            TRY(bl(lib->cublasZgemm_v2(c->blas, CUBLAS_OP_N, CUBLAS_OP_N, rest, rest, nb, &z_minus_one,
                                zat(c, j + nb, j), n, zat(c, j, j + nb), n, &z_one,
                                zat(c, j + nb, j + nb), n),
                    "zgemm", err));
@@ -261,7 +265,7 @@ static orr_status residual(mom_ctx *c, const double *x, double *r, orr_error *er
     TRY(cu(cudaMemcpy(r, c->b, (size_t)n * nrhs * 16, cudaMemcpyDeviceToDevice),
            "copying the right-hand sides", err));
     if (c->single)
-        return bl(cublasZgemm(c->blas, CUBLAS_OP_N, CUBLAS_OP_N, n, nrhs, n, &z_minus_one,
+        return bl(lib->cublasZgemm_v2(c->blas, CUBLAS_OP_N, CUBLAS_OP_N, n, nrhs, n, &z_minus_one,
                               (const cuDoubleComplex *)c->z, n, (const cuDoubleComplex *)x, n,
                               &z_one, (cuDoubleComplex *)r, n),
                   "zgemm for the residual", err);
@@ -269,7 +273,7 @@ static orr_status residual(mom_ctx *c, const double *x, double *r, orr_error *er
         const int cols = n - j < SLAB ? n - j : SLAB;
         TRY(cu(orr_cuda_mom_fill(&c->sys, j, cols, c->slab, (size_t)n, NULL),
                "launching the residual's fill", err));
-        TRY(bl(cublasZgemm(c->blas, CUBLAS_OP_N, CUBLAS_OP_N, n, nrhs, cols, &z_minus_one,
+        TRY(bl(lib->cublasZgemm_v2(c->blas, CUBLAS_OP_N, CUBLAS_OP_N, n, nrhs, cols, &z_minus_one,
                            (const cuDoubleComplex *)c->slab, n, (const cuDoubleComplex *)x + j, n,
                            &z_one, (cuDoubleComplex *)r, n),
                "zgemm for the residual", err));
@@ -316,7 +320,7 @@ static orr_status single_solve(mom_ctx *c, const double *src, double *x, orr_err
 {
     const size_t len = (size_t)c->n * c->nrhs;
     TRY(cu(orr_cuda_mom_to_single(src, c->xs, len), "launching the conversion to single", err));
-    TRY(so(cusolverDnCgetrs(c->solver, CUBLAS_OP_N, c->n, c->nrhs, (const cuComplex *)c->zs, c->n,
+    TRY(so(lib->cusolverDnCgetrs(c->solver, CUBLAS_OP_N, c->n, c->nrhs, (const cuComplex *)c->zs, c->n,
                             c->ipiv, (cuComplex *)c->xs, c->n, c->info + 2),
            "cgetrs", err));
     TRY(cu(orr_cuda_mom_to_double(c->xs, x, len), "launching the conversion to double", err));
@@ -387,7 +391,7 @@ static orr_status faithful_solve(mom_ctx *c, mom_solve_info *info, orr_error *er
         if (t == 0)
             TRY(cu(orr_cuda_mom_diagonal(c->z, (size_t)n, n, c->tmp, 1),
                    "launching the diagonal's exchange", err));
-        TRY(so(cusolverDnXtrtri(c->solver, uplo[t], CUBLAS_DIAG_NON_UNIT, n, CUDA_C_64F, c->z, n,
+        TRY(so(lib->cusolverDnXtrtri(c->solver, uplo[t], CUBLAS_DIAG_NON_UNIT, n, CUDA_C_64F, c->z, n,
                                 c->trtri_work, c->trtri_bytes, c->trtri_host, c->trtri_host_bytes,
                                 c->info + 2),
                t ? "trtri of U" : "trtri of L", err));
@@ -404,10 +408,10 @@ static orr_status faithful_solve(mom_ctx *c, mom_solve_info *info, orr_error *er
     TRY(cu(cudaMemcpy(c->x, c->b, (size_t)n * nrhs * 16, cudaMemcpyDeviceToDevice),
            "copying the right-hand sides", err));
     cuDoubleComplex *x = (cuDoubleComplex *)c->x;
-    TRY(bl(cublasZtrmm(c->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N,
+    TRY(bl(lib->cublasZtrmm_v2(c->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N,
                        CUBLAS_DIAG_UNIT, n, nrhs, &z_one, zat(c, 0, 0), n, x, n, x, n),
            "ztrmm by L^-1", err));
-    TRY(bl(cublasZtrmm(c->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N,
+    TRY(bl(lib->cublasZtrmm_v2(c->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N,
                        CUBLAS_DIAG_NON_UNIT, n, nrhs, &z_one, zat(c, 0, 0), n, x, n, x, n),
            "ztrmm by U^-1", err));
     return ORR_OK;
@@ -427,7 +431,7 @@ static orr_status cuda_solve(mom_ctx *c, double *xout, mom_solve_info *info, orr
     } else {
         TRY(cu(cudaMemcpy(c->x, c->b, (size_t)n * nrhs * 16, cudaMemcpyDeviceToDevice),
                "copying the right-hand sides", err));
-        TRY(so(cusolverDnZgetrs(c->solver, CUBLAS_OP_N, n, nrhs, zat(c, 0, 0), n, c->ipiv,
+        TRY(so(lib->cusolverDnZgetrs(c->solver, CUBLAS_OP_N, n, nrhs, zat(c, 0, 0), n, c->ipiv,
                                 (cuDoubleComplex *)c->x, n, c->info + 2),
                "zgetrs", err));
         int e = 0;
@@ -517,9 +521,9 @@ static void cuda_close(mom_ctx *c)
             cudaFree(mem[i]);
     free(c->trtri_host);
     if (c->solver)
-        cusolverDnDestroy(c->solver);
+        lib->cusolverDnDestroy(c->solver);
     if (c->blas)
-        cublasDestroy(c->blas);
+        lib->cublasDestroy_v2(c->blas);
     free(c);
 }
 
@@ -558,8 +562,8 @@ static orr_status setup(mom_ctx *c, orr_error *err)
     const long nnz = p->lcn ? p->lcn->col_start[n] : 0;
     const size_t nn = (size_t)n * n, vec = (size_t)n * nrhs;
 
-    TRY(bl(cublasCreate(&c->blas), "creating the handle", err));
-    TRY(so(cusolverDnCreate(&c->solver), "creating the handle", err));
+    TRY(bl(lib->cublasCreate_v2(&c->blas), "creating the handle", err));
+    TRY(so(lib->cusolverDnCreate(&c->solver), "creating the handle", err));
 
     size_t free_bytes = 0, total = 0;
     TRY(cu(cudaMemGetInfo(&free_bytes, &total), "reading the free device memory", err));
@@ -631,11 +635,11 @@ static orr_status setup(mom_ctx *c, orr_error *err)
     int lwork = 0;
     size_t work_bytes = 0;
     if (c->single) {
-        TRY(so(cusolverDnCgetrf_bufferSize(c->solver, n, nb, (cuComplex *)c->zs, n, &lwork),
+        TRY(so(lib->cusolverDnCgetrf_bufferSize(c->solver, n, nb, (cuComplex *)c->zs, n, &lwork),
                "sizing cgetrf's workspace", err));
         work_bytes = (size_t)lwork * 8;
     } else if (c->wu->solver != MOM_FAITHFUL) {
-        TRY(so(cusolverDnZgetrf_bufferSize(c->solver, n, nb, (cuDoubleComplex *)c->z, n, &lwork),
+        TRY(so(lib->cusolverDnZgetrf_bufferSize(c->solver, n, nb, (cuDoubleComplex *)c->z, n, &lwork),
                "sizing zgetrf's workspace", err));
         work_bytes = (size_t)lwork * 16;
     }
@@ -644,7 +648,7 @@ static orr_status setup(mom_ctx *c, orr_error *err)
         const cublasFillMode_t uplo[2] = {CUBLAS_FILL_MODE_LOWER, CUBLAS_FILL_MODE_UPPER};
         for (int t = 0; t < 2; t++) {
             size_t dev = 0, host = 0;
-            TRY(so(cusolverDnXtrtri_bufferSize(c->solver, uplo[t], CUBLAS_DIAG_NON_UNIT, n,
+            TRY(so(lib->cusolverDnXtrtri_bufferSize(c->solver, uplo[t], CUBLAS_DIAG_NON_UNIT, n,
                                                CUDA_C_64F, c->z, n,
                                                &dev, &host),
                    "sizing trtri's workspace", err));
@@ -672,6 +676,7 @@ static orr_status cuda_open(void *state, const mom_workunit *wu, const mom_probl
                             mom_ctx **out, orr_error *err)
 {
     (void)state;
+    TRY(mom_cuda_libs_load(&lib, err));
     mom_ctx *c = calloc(1, sizeof *c);
     if (!c)
         return orr_fail(err, ORR_ERR_NOMEM, "out of memory");

@@ -23,7 +23,7 @@
 #include "lapack.h"
 #include "ops.h"
 
-#define BLOCK 128                 /* columns of a factorisation step */
+#define BLOCK 128                 /* columns of a factorisation step (ORRERY_MOM_CPU_BLOCK: measuring) */
 #define FILL_TASK_COLUMNS 16      /* columns a fill task */
 #define MAX_REFINEMENTS 30
 
@@ -39,6 +39,7 @@ struct mom_ctx {
     double *norms;                /* [2 n]: column max |z|, then column sum |z| */
     orr_pool *pool;
     const mom_lapack *L;
+    int nb;                       /* columns of a factorisation step */
 };
 
 /* ---- the fill ---- */
@@ -160,7 +161,7 @@ static orr_status panel_unpivoted(mom_ctx *c, int j, int nb, orr_error *err)
 static orr_status factor_block(mom_ctx *c, const lu_kit *kit, void *a, int j, int pivoting,
                                orr_error *err)
 {
-    const lapack_int n = c->n, nb = n - j < BLOCK ? n - j : BLOCK, rest = n - j - nb, m = n - j;
+    const lapack_int n = c->n, nb = n - j < c->nb ? n - j : c->nb, rest = n - j - nb, m = n - j;
     lapack_int info = 0, one = 1, k1 = j + 1, k2 = j + nb;
     if (pivoting) {
         kit->getrf(&m, &nb, at(kit, a, n, j, j), &n, c->ipiv + j, &info);
@@ -201,8 +202,15 @@ static orr_status ref_factor(mom_ctx *c, int first, orr_error *err)
 
 static int ref_block(const mom_ctx *c)
 {
-    (void)c;
-    return BLOCK;
+    return c->nb;
+}
+
+/* BLOCK, or ORRERY_MOM_CPU_BLOCK (16..2048) for measuring other sizes. */
+static int block_size(void)
+{
+    const char *s = getenv("ORRERY_MOM_CPU_BLOCK");
+    const int b = s ? atoi(s) : 0;
+    return b >= 16 && b <= 2048 ? b : BLOCK;
 }
 
 /* ---- the solves ---- */
@@ -446,6 +454,7 @@ static orr_status ref_open(void *state, const mom_workunit *wu, const mom_proble
         return orr_fail(err, ORR_ERR_NOMEM, "out of memory");
     c->wu = wu, c->p = p, c->n = p->n, c->nrhs = wu->n_incidence;
     c->single = factors_single(wu);
+    c->nb = block_size();
     c->pool = cpu ? cpu->pool : NULL;
     orr_status st = mom_lapack_load(&c->L, err);
     if (st != ORR_OK) {
