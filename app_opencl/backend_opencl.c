@@ -10,12 +10,14 @@
 #include "spectral/ops.h"
 #include "diffraction/diffraction.h"
 #include "fdtd/fdtd.h"
+#include "mom/mom.h"
 
 static const orr_kind_attacher opencl_kinds[] = {
     {SEP_KIND_NAME, sep_opencl_attach},
     {SPEC_KIND_NAME, spec_opencl_attach},
     {DIF_KIND_NAME, dif_opencl_attach},
     {FDTD_KIND_NAME, fdtd_opencl_attach},
+    {MOM_KIND_NAME, mom_opencl_attach},
 };
 
 orr_status orr_open_opencl_backend(const orr_backend_request *req, orr_backend *be, orr_error *err)

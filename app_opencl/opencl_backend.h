@@ -12,4 +12,8 @@ orr_status orr_open_opencl_backend(const orr_backend_request *req, orr_backend *
 /* The FDTD kind's OpenCL launches (fdtd/host.c). */
 orr_status fdtd_opencl_attach(orr_backend *be, orr_kind_slot *slot, orr_error *err);
 
+/* The MoM kind's ops: the fill, the blocked LU (our panel and triangular
+ * kernels, CLBlast's GEMM) and the solves (mom/host.c). */
+orr_status mom_opencl_attach(orr_backend *be, orr_kind_slot *slot, orr_error *err);
+
 #endif

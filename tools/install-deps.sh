@@ -15,7 +15,7 @@ apt-get update
 apt-get install -y --no-install-recommends \
     build-essential autoconf automake pkg-config \
     zlib1g-dev libcunit1-dev libboinc-app-dev libopenblas-dev \
-    ocl-icd-opencl-dev opencl-headers pocl-opencl-icd \
+    ocl-icd-opencl-dev opencl-headers pocl-opencl-icd libclblast-dev \
     boinc-client libxml2-utils libfftw3-dev libvkfft-dev \
     clang libclang-rt-14-dev \
     python3-numpy python3-venv

@@ -48,8 +48,8 @@ static inline ORR_HD void mom_cell_radiation(double k, double cos_phi, double si
                                              double cy, double tx, double ty, double w, double *re,
                                              double *im)
 {
-    const double half = 0.5 * k * w * (tx * cos_phi + ty * sin_phi);
-    const double sinc = fabs(half) < 1e-8 ? 1.0 - half * half / 6.0 : sin(half) / half;
+    const double x = 0.5 * k * w * (tx * cos_phi + ty * sin_phi);
+    const double sinc = fabs(x) < 1e-8 ? 1.0 - x * x / 6.0 : sin(x) / x;
     const double phase = k * (cx * cos_phi + cy * sin_phi);
     *re = w * sinc * cos(phase);
     *im = w * sinc * sin(phase);

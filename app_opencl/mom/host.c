@@ -1,0 +1,1082 @@
+/* The MoM kind's OpenCL ops (common/mom/ops.h): the system lives in
+ * device memory, filled there (kernels.cl: entries.h's formulas) and
+ * factored and solved with our kernels and CLBlast's GEMM, with the
+ * reference's semantics (common/mom/reference.c) step for step:
+ * - reference: right-looking blocked LU with partial pivoting, a block
+ *   column of nb (BLOCK) a step: the panel (rows j.., nb columns) on the
+ *   device, a launch a column (lu_column: the pivot, |re| + |im| and the
+ *   first largest as izamax, from the candidates each work-group of the
+ *   launch before left, the row exchange across the panel, the column
+ *   scaled and the rank-1 update of the panel, and the next column's
+ *   candidates), the exchanges applied left and right of the panel
+ *   (lu_swap: laswp), the block row solved with the panel's unit lower
+ *   triangle (trsm_lower_unit), and the trailing update by CLBlast's Zgemm;
+ *   the solves: the exchanges gathered into the right-hand sides, then
+ *   forward and back substitution a block at a time (our triangular
+ *   kernel on the diagonal block, Zgemm below or above it);
+ * - faithful: the same blocking without pivoting (no search, no
+ *   exchanges; an exactly zero pivot fails as in reference.c); the growth
+ *   factor and smallest pivot from U; L^-1 and U^-1 made explicitly, the
+ *   identity solved block by block as above into a scratch matrix, each
+ *   applied by Zgemm (their zeros are exact: the products are the
+ *   reference's two trmm);
+ * - mixed, and precision single: all of the above in single complex
+ *   (CLBlastCgemm) on a float copy of Z made at the first block; mixed
+ *   then refines exactly as reference.c's refine(), residuals in double
+ *   against the kept double Z.
+ * The double solvers' factors overwrite Z, so their residual is taken
+ * against Z's columns made again on the device, SLAB columns at a time,
+ * as reference.c does. Backward errors are reference.c's, on the host
+ * from the downloaded residuals and currents.
+ *
+ * Why not CLBlast's TRSM: CLBlast 1.5.3's Xtrsm copies its right-hand
+ * side into a temporary from the buffer's start, offset included (with B
+ * a block row of Z, the whole matrix, both ways, every block column),
+ * and waits on the host (clWaitForEvents) twice every 16 rows. Its GEMM
+ * copies any submatrix into padded temporaries; every GEMM here is cut
+ * into pieces of at most GEMM_COLS columns and inner dimension, which
+ * bounds those temporaries (device_bytes counts them).
+ *
+ * Each op ends with the queue drained through the device layer's
+ * sleeping wait (ocl_wait_sleeping: never a spinning clFinish), so the
+ * job's per-phase times are the device's. Every OpenCL and CLBlast
+ * return code is checked: failures are ORR_ERR_DEVICE (BOINC's temporary
+ * exit), a system the device cannot hold ORR_ERR_NOMEM, naming the
+ * bytes. The state arrays have reference.c's sizes and layouts (complex
+ * as pairs, pivots as 1-based ints).
+ *
+ * For measuring: ORRERY_MOM_OPENCL_BLOCK (the block), ORRERY_MOM_OPENCL_LANES
+ * (work-items a row in the panel), ORRERY_MOM_OPENCL_PROFILE (the
+ * factorisation's parts timed apart, logged at its end). */
+#include <float.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../device_opencl.h"
+#include "../opencl_backend.h"
+#include <clblast_c.h>
+#include "mom/lcn.h"
+#include "mom/ops.h"
+#include "runtime/runtime.h"
+
+extern const char orr_opencl_mom_source[];
+
+#define BLOCK 64              /* columns of a factorisation step: on an H200, N = 10000,
+                                 the factorisation took 0.40 s at 64, 0.51 at 128, 0.66 at 256 */
+#define MAX_WG 256            /* the other kernels' work-groups (MOM_WG) */
+#define TC 8                  /* right-hand columns a triangular work-group (MOM_TC) */
+#define LANES 1               /* work-items a row in the panel (MOM_LANES) */
+#define SLAB 512              /* columns of Z made again a time for a residual */
+#define GEMM_COLS 2048        /* the most columns and inner dimension of one GEMM call */
+#define MAX_REFINEMENTS 30
+#define DEVICE_MARGIN (64.0 * 1024 * 1024)   /* CLBlast's programs, small buffers */
+
+enum {
+    /* both programs */
+    K_SEARCH, K_COLUMN, K_SWAP, K_TRSM_L, K_TRSM_U,
+    N_LU_KERNELS,
+    /* the double program only */
+    K_FILL = N_LU_KERNELS, K_CORRECT, K_STATS, K_RHS, K_TO_SINGLE, K_WIDEN, K_ADD, K_GATHER,
+    K_GATHER_S, K_SET_DIAG,
+    N_KERNELS
+};
+static const char *const kernel_names[N_KERNELS] = {
+    "lu_search", "lu_column", "lu_swap",   "trsm_lower_unit", "trsm_upper",
+    "mom_fill",  "mom_correct", "mom_col_stats", "mom_rhs", "mom_to_single", "mom_widen",
+    "mom_add",   "mom_gather",  "mom_gather_single", "mom_set_diag"};
+
+struct mom_ctx {
+    orr_device *d;
+    const mom_workunit *wu;
+    const mom_problem *p;
+    int n, nrhs, nb, wg, lanes;
+    int single;                /* the factors in single precision */
+    int faithful;
+    cl_program prog[2];        /* [0] double, [1] single */
+    cl_kernel k[2][N_KERNELS];
+    /* the state (ops.h) */
+    cl_mem z;                  /* [n * n] double2 */
+    cl_mem zs;                 /* [n * n] float2 (single), else NULL */
+    cl_mem ipiv;               /* [n] int, 1-based */
+    cl_mem b;                  /* [nrhs * n] double2 */
+    cl_mem norms;              /* [2 n]: column max |z|, then column sum |z| */
+    /* the solves */
+    cl_mem x, r, dx;           /* [nrhs * n] double2; dx: mixed only */
+    cl_mem xs;                 /* [nrhs * n] float2 (single) */
+    cl_mem w;                  /* faithful: [n * n] double2, the inverses, then the residual's slab */
+    cl_mem slab;               /* the residual's columns: [n * SLAB] (double reference), or w */
+    cl_mem perm;               /* [n] int: row i of P b is row perm[i] of b */
+    cl_mem stats;              /* faithful: [2 n] */
+    /* the cells */
+    cl_mem px, py, wt, dir, col_start, col_row, col_re, col_im;
+    /* the panel */
+    cl_mem cand_v, cand_i, cand_row, info, warm;
+    int cand_stride;           /* candidate slots a set (two sets) */
+    /* host copies */
+    double *hx, *hr, *hnorms, *hstats;
+    int *hpiv, *hperm;
+    int hinfo;
+    /* the last times, for the sleeping waits */
+    double fill_rate, factor_s;
+    /* ORRERY_MOM_OPENCL_PROFILE: the factorisation's parts timed apart
+     * (the queue drained after each: for measuring only) */
+    int profile;
+    double part_s[4], part_t0;
+};
+
+/* ---- errors ---- */
+
+static const char *blast_name(CLBlastStatusCode s)
+{
+    static const struct {
+        CLBlastStatusCode code;
+        const char *name;
+    } names[] = {
+        {CLBlastNotImplemented, "CLBlastNotImplemented"},
+        {CLBlastInvalidMatrixA, "CLBlastInvalidMatrixA"},
+        {CLBlastInvalidMatrixB, "CLBlastInvalidMatrixB"},
+        {CLBlastInvalidMatrixC, "CLBlastInvalidMatrixC"},
+        {CLBlastInvalidDimension, "CLBlastInvalidDimension"},
+        {CLBlastInvalidLeadDimA, "CLBlastInvalidLeadDimA"},
+        {CLBlastInvalidLeadDimB, "CLBlastInvalidLeadDimB"},
+        {CLBlastInvalidLeadDimC, "CLBlastInvalidLeadDimC"},
+        {CLBlastInsufficientMemoryA, "CLBlastInsufficientMemoryA"},
+        {CLBlastInsufficientMemoryB, "CLBlastInsufficientMemoryB"},
+        {CLBlastInsufficientMemoryC, "CLBlastInsufficientMemoryC"},
+        {CLBlastInsufficientMemoryTemp, "CLBlastInsufficientMemoryTemp"},
+        {CLBlastInvalidLocalMemUsage, "CLBlastInvalidLocalMemUsage"},
+        {CLBlastNoDoublePrecision, "CLBlastNoDoublePrecision"},
+        {CLBlastDatabaseError, "CLBlastDatabaseError"},
+        {CLBlastUnknownError, "CLBlastUnknownError"},
+        {CLBlastUnexpectedError, "CLBlastUnexpectedError"},
+    };
+    for (size_t i = 0; i < ORR_ARRAY_LEN(names); i++)
+        if (names[i].code == s)
+            return names[i].name;
+    return (int)s > -1000 ? cl_error_name((cl_int)s) : "CLBlast error";
+}
+
+static orr_status blast(CLBlastStatusCode s, const char *what, orr_error *err)
+{
+    if (s == CLBlastSuccess)
+        return ORR_OK;
+    return orr_fail(err, ORR_ERR_DEVICE, "CLBlast: %s: %s (%d)", what, blast_name(s), (int)s);
+}
+
+#define TRY(x)                                                                                \
+    do {                                                                                      \
+        orr_status st_ = (x);                                                                 \
+        if (st_ != ORR_OK)                                                                    \
+            return st_;                                                                       \
+    } while (0)
+
+/* ---- launches ---- */
+
+static cl_command_queue queue_of(const mom_ctx *c)
+{
+    return ocl_of(c->d)->queue;
+}
+
+/* count (size, pointer) pairs: the kernel's arguments from the first. */
+static orr_status set_args(cl_kernel k, orr_error *err, int count, ...)
+{
+    va_list ap;
+    va_start(ap, count);
+    for (int i = 0; i < count; i++) {
+        const size_t size = va_arg(ap, size_t);
+        const void *v = va_arg(ap, const void *);
+        const cl_int e = clSetKernelArg(k, (cl_uint)i, size, v);
+        if (e != CL_SUCCESS) {
+            va_end(ap);
+            return cl_fail(err, e, "setting the MoM kernels' arguments");
+        }
+    }
+    va_end(ap);
+    return ORR_OK;
+}
+#define ARG(v) sizeof(v), (const void *)&(v)
+
+static orr_status set_arg(cl_kernel k, cl_uint i, size_t size, const void *v, orr_error *err)
+{
+    CL_TRY(clSetKernelArg(k, i, size, v), "setting the MoM kernels' arguments");
+    return ORR_OK;
+}
+
+static size_t up(size_t n, size_t to)
+{
+    return (n + to - 1) / to * to;
+}
+
+static orr_status launch(mom_ctx *c, cl_kernel k, cl_uint dims, const size_t *global,
+                         const size_t *local, const char *what, orr_error *err)
+{
+    CL_TRY(clEnqueueNDRangeKernel(queue_of(c), k, dims, NULL, global, local, 0, NULL, NULL), what);
+    return ORR_OK;
+}
+
+static orr_status launch1(mom_ctx *c, cl_kernel k, size_t items, size_t local, const char *what,
+                          orr_error *err)
+{
+    const size_t global = up(items ? items : 1, local);
+    return launch(c, k, 1, &global, &local, what, err);
+}
+
+/* Waits for everything queued, sleeping through half of expected_s. */
+static orr_status drain(mom_ctx *c, double expected_s, orr_error *err)
+{
+    return c->d->api->finish(c->d, expected_s, err);
+}
+
+/* Bulk fills and copies go in pieces of at most PIECE bytes, each well
+ * below 2^31: on an H200 with NVIDIA's OpenCL a run at n = 12000 (Z 2.3
+ * GB, then filled and read back whole) failed with -9999 where n = 10000
+ * (1.6 GB) had worked; not isolated further, and not run again since. */
+#define PIECE ((size_t)256 << 20)
+
+static size_t piece(size_t done, size_t bytes)
+{
+    return bytes - done < PIECE ? bytes - done : PIECE;
+}
+
+static orr_status zero(mom_ctx *c, cl_mem m, size_t bytes, orr_error *err)
+{
+    static const cl_double2 z16;   /* zero */
+    const unsigned char z1 = 0;
+    const int wide = bytes % sizeof z16 == 0;
+    for (size_t at = 0; at < bytes; at += PIECE)
+        CL_TRY(clEnqueueFillBuffer(queue_of(c), m, wide ? (const void *)&z16 : (const void *)&z1,
+                                   wide ? sizeof z16 : 1, at, piece(at, bytes), 0, NULL, NULL),
+               "clearing device memory");
+    return ORR_OK;
+}
+
+static orr_status copy(mom_ctx *c, cl_mem from, cl_mem to, size_t bytes, orr_error *err)
+{
+    for (size_t at = 0; at < bytes; at += PIECE)
+        CL_TRY(clEnqueueCopyBuffer(queue_of(c), from, to, at, at, piece(at, bytes), 0, NULL, NULL),
+               "copying on the device");
+    return ORR_OK;
+}
+
+/* Queued: the bytes are there after drain. */
+static orr_status download(mom_ctx *c, cl_mem from, void *to, size_t bytes, orr_error *err)
+{
+    for (size_t at = 0; at < bytes; at += PIECE)
+        CL_TRY(clEnqueueReadBuffer(queue_of(c), from, CL_FALSE, at, piece(at, bytes),
+                                   (char *)to + at, 0, NULL, NULL),
+               "copying from the device");
+    return ORR_OK;
+}
+
+static orr_status upload(mom_ctx *c, cl_mem to, const void *from, size_t bytes, orr_error *err)
+{
+    for (size_t at = 0; at < bytes; at += PIECE)
+        CL_TRY(clEnqueueWriteBuffer(queue_of(c), to, CL_FALSE, at, piece(at, bytes),
+                                    (const char *)from + at, 0, NULL, NULL),
+               "copying to the device");
+    return ORR_OK;
+}
+
+/* C = alpha A B + beta C (alpha, beta real), column-major, offsets in
+ * elements, in double (prec 0) or single (1) complex; cut into calls of
+ * at most GEMM_COLS columns of C and of inner dimension, which bounds
+ * CLBlast's temporaries. */
+static orr_status gemm(mom_ctx *c, int prec, size_t m, size_t n, size_t k, double alpha, cl_mem a,
+                       size_t a_off, size_t lda, cl_mem b, size_t b_off, size_t ldb, double beta,
+                       cl_mem cm, size_t c_off, size_t ldc, orr_error *err)
+{
+    cl_command_queue q = queue_of(c);
+    for (size_t j = 0; j < n; j += GEMM_COLS) {
+        const size_t cols = n - j < GEMM_COLS ? n - j : GEMM_COLS;
+        for (size_t l = 0; l < k; l += GEMM_COLS) {
+            const size_t inner = k - l < GEMM_COLS ? k - l : GEMM_COLS;
+            const double be = l == 0 ? beta : 1;
+            CLBlastStatusCode s;
+            if (prec) {
+                cl_float2 al, bt;
+                al.s[0] = (float)alpha, al.s[1] = 0, bt.s[0] = (float)be, bt.s[1] = 0;
+                s = CLBlastCgemm(CLBlastLayoutColMajor, CLBlastTransposeNo, CLBlastTransposeNo, m,
+                                 cols, inner, al, a, a_off + l * lda, lda, b, b_off + j * ldb + l,
+                                 ldb, bt, cm, c_off + j * ldc, ldc, &q, NULL);
+            } else {
+                cl_double2 al, bt;
+                al.s[0] = alpha, al.s[1] = 0, bt.s[0] = be, bt.s[1] = 0;
+                s = CLBlastZgemm(CLBlastLayoutColMajor, CLBlastTransposeNo, CLBlastTransposeNo, m,
+                                 cols, inner, al, a, a_off + l * lda, lda, b, b_off + j * ldb + l,
+                                 ldb, bt, cm, c_off + j * ldc, ldc, &q, NULL);
+            }
+            TRY(blast(s, prec ? "Cgemm" : "Zgemm", err));
+        }
+    }
+    return ORR_OK;
+}
+
+/* B = T^-1 B with T the m x m diagonal block at a_off of a (leading
+ * dimension n): unit lower (lower != 0) or upper; B's ncols columns at
+ * b_off of b (leading dimension n). */
+static orr_status trsm_block(mom_ctx *c, int prec, int lower, int m, int ncols, cl_mem a,
+                             size_t a_off, cl_mem b, size_t b_off, orr_error *err)
+{
+    const cl_kernel k = c->k[prec][lower ? K_TRSM_L : K_TRSM_U];
+    const cl_ulong ao = a_off, bo = b_off;
+    TRY(set_args(k, err, 8, ARG(m), ARG(ncols), ARG(a), ARG(ao), ARG(c->n), ARG(b), ARG(bo),
+                 ARG(c->n)));
+    const size_t local = (size_t)c->nb, global = (size_t)((ncols + TC - 1) / TC) * local;
+    return launch(c, k, 1, &global, &local, "launching a triangular solve", err);
+}
+
+/* ---- the fill ---- */
+
+/* Z's columns first .. first+count-1 into out's columns from first - col0. */
+static orr_status fill_columns(mom_ctx *c, int first, int count, int col0, cl_mem out,
+                               orr_error *err)
+{
+    const mom_problem *p = c->p;
+    const double k = p->lcn ? p->lcn->k : p->g.k, k_eta_4 = k * MOM_ETA / 4;
+    const cl_int lcn = p->lcn != NULL;
+    cl_kernel f = c->k[0][K_FILL];
+    TRY(set_args(f, err, 11, ARG(c->n), ARG(first), ARG(count), ARG(col0), ARG(k), ARG(k_eta_4),
+                 ARG(lcn), ARG(c->px), ARG(c->py), ARG(c->wt), ARG(out)));
+    const size_t global[2] = {up((size_t)c->n, (size_t)c->wg), (size_t)count};
+    const size_t local[2] = {(size_t)c->wg, 1};
+    TRY(launch(c, f, 2, global, local, "launching the fill", err));
+    if (!lcn)
+        return ORR_OK;
+    cl_kernel g = c->k[0][K_CORRECT];
+    TRY(set_args(g, err, 9, ARG(c->n), ARG(first), ARG(count), ARG(col0), ARG(c->col_start),
+                 ARG(c->col_row), ARG(c->col_re), ARG(c->col_im), ARG(out)));
+    return launch1(c, g, (size_t)count, (size_t)c->wg, "launching LCN's corrections", err);
+}
+
+/* Per column of a: upper 0, max and sum |a_ij| into out[j], out[n + j];
+ * upper 1, max |u_ij| (i <= j) and |u_jj|. */
+static orr_status col_stats(mom_ctx *c, cl_mem a, int first, int count, int upper, cl_mem out,
+                            orr_error *err)
+{
+    cl_kernel k = c->k[0][K_STATS];
+    TRY(set_args(k, err, 5, ARG(c->n), ARG(first), ARG(upper), ARG(a), ARG(out)));
+    const size_t local = (size_t)c->wg, global = (size_t)count * local;
+    return launch(c, k, 1, &global, &local, "launching the column norms", err);
+}
+
+static orr_status ocl_fill(mom_ctx *c, int first, int count, orr_error *err)
+{
+    const double t0 = orr_runtime_seconds();
+    TRY(fill_columns(c, first, count, 0, c->z, err));
+    TRY(col_stats(c, c->z, first, count, 0, c->norms, err));
+    if (first == 0) {
+        cl_kernel k = c->k[0][K_RHS];
+        const double kk = c->p->g.k;
+        TRY(set_args(k, err, 7, ARG(c->n), ARG(c->nrhs), ARG(kk), ARG(c->dir), ARG(c->px),
+                     ARG(c->py), ARG(c->b)));
+        const size_t global[2] = {up((size_t)c->n, (size_t)c->wg), (size_t)c->nrhs};
+        const size_t local[2] = {(size_t)c->wg, 1};
+        TRY(launch(c, k, 2, global, local, "launching the right-hand sides", err));
+    }
+    TRY(drain(c, c->fill_rate * count, err));
+    c->fill_rate = (orr_runtime_seconds() - t0) / count;
+    return ORR_OK;
+}
+
+/* ---- the blocked factorisation ---- */
+
+enum { PART_PANEL, PART_SWAP, PART_TRSM, PART_GEMM };
+
+/* With profiling, the queue drained and the time since the last mark
+ * added to part. */
+static orr_status mark(mom_ctx *c, int part, orr_error *err)
+{
+    if (!c->profile)
+        return ORR_OK;
+    TRY(drain(c, 0, err));
+    const double now = orr_runtime_seconds();
+    if (part >= 0)
+        c->part_s[part] += now - c->part_t0;
+    c->part_t0 = now;
+    return ORR_OK;
+}
+
+static cl_mem factors(const mom_ctx *c, int prec)
+{
+    return prec ? c->zs : c->z;
+}
+
+/* The panel, rows j.., columns j .. j+nb-1, a launch a column (kernels.cl:
+ * each launch takes its pivot from the candidates the one before left). */
+static orr_status panel(mom_ctx *c, int prec, int j, int nb, int pivoting, orr_error *err)
+{
+    const int n = c->n, wg = c->wg, rows_a_group = c->wg / c->lanes;
+    cl_kernel *k = c->k[prec];
+    const cl_mem a = factors(c, prec);
+    cl_int groups = 0, parity = 0;
+    if (pivoting) {
+        groups = (cl_int)((n - j + rows_a_group - 1) / rows_a_group);
+        TRY(set_args(k[K_SEARCH], err, 7, ARG(n), ARG(j), ARG(nb), ARG(a), ARG(c->cand_v),
+                     ARG(c->cand_i), ARG(c->cand_row)));
+        TRY(launch1(c, k[K_SEARCH], (size_t)groups * wg, (size_t)wg, "launching the pivot search",
+                    err));
+    }
+    const cl_int piv = pivoting, k0 = 0;
+    TRY(set_args(k[K_COLUMN], err, 15, ARG(n), ARG(j), ARG(nb), ARG(k0), ARG(groups), ARG(piv),
+                 ARG(k0), ARG(parity), ARG(c->cand_stride), ARG(a), ARG(c->cand_v), ARG(c->cand_i),
+                 ARG(c->cand_row), ARG(c->ipiv), ARG(c->info)));
+    for (cl_int q = 0; q < nb; q++) {
+        const int rows = n - (j + q) - 1;
+        const cl_int search = pivoting && q + 1 < nb;
+        TRY(set_arg(k[K_COLUMN], 3, sizeof q, &q, err));
+        TRY(set_arg(k[K_COLUMN], 4, sizeof groups, &groups, err));
+        TRY(set_arg(k[K_COLUMN], 6, sizeof search, &search, err));
+        TRY(set_arg(k[K_COLUMN], 7, sizeof parity, &parity, err));
+        const cl_int launched = rows > 0 ? (rows + rows_a_group - 1) / rows_a_group : 1;
+        TRY(launch1(c, k[K_COLUMN], (size_t)launched * wg, (size_t)wg,
+                    "launching a column of the panel", err));
+        groups = launched;
+        parity = 1 - parity;
+    }
+    return ORR_OK;
+}
+
+/* The block column at j: the panel, the exchanges outside it, the block
+ * row, the trailing update (reference.c's factor_block). */
+static orr_status factor_block(mom_ctx *c, int prec, int j, int pivoting, orr_error *err)
+{
+    const int n = c->n, nb = n - j < c->nb ? n - j : c->nb, rest = n - j - nb;
+    const cl_mem a = factors(c, prec);
+    const size_t un = (size_t)n;
+    TRY(mark(c, -1, err));
+    TRY(panel(c, prec, j, nb, pivoting, err));
+    TRY(mark(c, PART_PANEL, err));
+    if (pivoting && n - nb > 0) {
+        cl_kernel k = c->k[prec][K_SWAP];
+        TRY(set_args(k, err, 5, ARG(n), ARG(j), ARG(nb), ARG(a), ARG(c->ipiv)));
+        TRY(launch1(c, k, (size_t)(n - nb), (size_t)c->wg, "launching the row exchanges", err));
+        TRY(mark(c, PART_SWAP, err));
+    }
+    if (rest > 0) {
+        TRY(trsm_block(c, prec, 1, nb, rest, a, j + j * un, a, j + (j + nb) * un, err));
+        TRY(mark(c, PART_TRSM, err));
+        TRY(gemm(c, prec, rest, rest, nb, -1, a, (j + nb) + j * un, un, a, j + (j + nb) * un, un, 1,
+                 a, (j + nb) + (j + nb) * un, un, err));
+        TRY(mark(c, PART_GEMM, err));
+    }
+    if (c->profile && j + nb == n)
+        orr_log("OpenCL mom profile: panel %.3f s, row exchanges %.3f s, block row %.3f s, "
+                "trailing GEMM %.3f s", c->part_s[PART_PANEL], c->part_s[PART_SWAP],
+                c->part_s[PART_TRSM], c->part_s[PART_GEMM]);
+    return ORR_OK;
+}
+
+static orr_status ocl_factor(mom_ctx *c, int first, orr_error *err)
+{
+    const double t0 = orr_runtime_seconds();
+    if (c->single) {
+        if (first == 0) {
+            cl_kernel k = c->k[0][K_TO_SINGLE];
+            const cl_ulong count = (cl_ulong)c->n * c->n;
+            TRY(set_args(k, err, 3, ARG(c->z), ARG(c->zs), ARG(count)));
+            TRY(launch1(c, k, (size_t)count, (size_t)c->wg, "launching the single copy", err));
+        }
+        TRY(factor_block(c, 1, first, 1, err));
+    } else {
+        TRY(factor_block(c, 0, first, !c->faithful, err));
+    }
+    if (c->faithful)
+        TRY(download(c, c->info, &c->hinfo, sizeof c->hinfo, err));
+    TRY(drain(c, c->profile ? 0 : c->factor_s, err));
+    c->factor_s = orr_runtime_seconds() - t0;
+    if (c->faithful && c->hinfo >= 0)
+        return orr_fail(err, ORR_ERR_NUMERIC,
+                        "faithful LU: the pivot of column %d is exactly zero (no pivoting)", c->hinfo);
+    return ORR_OK;
+}
+
+static int ocl_block(const mom_ctx *c)
+{
+    return c->nb;
+}
+
+/* ---- the solves ---- */
+
+/* x = U^-1 L^-1 x in place, the factors of precision prec, x n x nrhs:
+ * a diagonal block by our kernel, the rest by GEMM. */
+static orr_status lu_solve(mom_ctx *c, int prec, cl_mem x, orr_error *err)
+{
+    const int n = c->n, nb = c->nb;
+    const cl_mem a = factors(c, prec);
+    const size_t un = (size_t)n;
+    for (int kb = 0; kb < n; kb += nb) {
+        const int mb = n - kb < nb ? n - kb : nb;
+        TRY(trsm_block(c, prec, 1, mb, c->nrhs, a, kb + kb * un, x, (size_t)kb, err));
+        if (kb + mb < n)
+            TRY(gemm(c, prec, n - kb - mb, c->nrhs, mb, -1, a, (kb + mb) + kb * un, un, x, kb, un, 1,
+                     x, kb + mb, un, err));
+    }
+    for (int kb = (n - 1) / nb * nb; kb >= 0; kb -= nb) {
+        const int mb = n - kb < nb ? n - kb : nb;
+        TRY(trsm_block(c, prec, 0, mb, c->nrhs, a, kb + kb * un, x, (size_t)kb, err));
+        if (kb > 0)
+            TRY(gemm(c, prec, kb, c->nrhs, mb, -1, a, kb * un, un, x, kb, un, 1, x, 0, un, err));
+    }
+    return ORR_OK;
+}
+
+/* dst = P src (the factorisation's row exchanges), in double or, single,
+ * into xs. */
+static orr_status gather(mom_ctx *c, cl_mem src, cl_mem dst, int single, orr_error *err)
+{
+    cl_kernel k = c->k[0][single ? K_GATHER_S : K_GATHER];
+    TRY(set_args(k, err, 5, ARG(c->n), ARG(c->nrhs), ARG(c->perm), ARG(src), ARG(dst)));
+    const size_t global[2] = {up((size_t)c->n, (size_t)c->wg), (size_t)c->nrhs};
+    const size_t local[2] = {(size_t)c->wg, 1};
+    return launch(c, k, 2, global, local, "launching the row exchanges of the right-hand sides",
+                  err);
+}
+
+/* dst = Z^-1 src through the single factors, in double. */
+static orr_status single_solve(mom_ctx *c, cl_mem src, cl_mem dst, orr_error *err)
+{
+    TRY(gather(c, src, c->xs, 1, err));
+    TRY(lu_solve(c, 1, c->xs, err));
+    cl_kernel k = c->k[0][K_WIDEN];
+    const cl_ulong count = (cl_ulong)c->n * c->nrhs;
+    TRY(set_args(k, err, 3, ARG(c->xs), ARG(dst), ARG(count)));
+    return launch1(c, k, (size_t)count, (size_t)c->wg, "launching the conversion to double", err);
+}
+
+/* r = b - Z x in double: Z itself where it was kept, else made again a
+ * slab of columns at a time. */
+static orr_status residual(mom_ctx *c, cl_mem x, orr_error *err)
+{
+    const size_t n = (size_t)c->n, nrhs = (size_t)c->nrhs;
+    TRY(copy(c, c->b, c->r, n * nrhs * 16, err));
+    if (c->single)
+        return gemm(c, 0, n, nrhs, n, -1, c->z, 0, n, x, 0, n, 1, c->r, 0, n, err);
+    for (int j = 0; j < c->n; j += SLAB) {
+        const int cols = c->n - j < SLAB ? c->n - j : SLAB;
+        TRY(fill_columns(c, j, cols, j, c->slab, err));
+        TRY(gemm(c, 0, n, nrhs, (size_t)cols, -1, c->slab, 0, n, x, (size_t)j, n, 1, c->r, 0, n,
+                 err));
+    }
+    return ORR_OK;
+}
+
+static double norm1(const double *v, int n)
+{
+    double s = 0;
+    for (int i = 0; i < n; i++)
+        s += hypot(v[2 * i], v[2 * i + 1]);
+    return s;
+}
+
+/* reference.c's backward error of x against the residual in c->r. */
+static orr_status backward_error(mom_ctx *c, cl_mem x, double *out, orr_error *err)
+{
+    const size_t bytes = (size_t)c->n * c->nrhs * 16;
+    TRY(download(c, x, c->hx, bytes, err));
+    TRY(download(c, c->r, c->hr, bytes, err));
+    TRY(drain(c, 0, err));
+    double z1 = 0, worst = 0;
+    for (int j = 0; j < c->n; j++)
+        z1 = fmax(z1, c->hnorms[c->n + j]);
+    for (int q = 0; q < c->nrhs; q++) {
+        const double num = norm1(c->hr + 2 * (size_t)q * c->n, c->n);
+        const double den = z1 * norm1(c->hx + 2 * (size_t)q * c->n, c->n) * c->n * DBL_EPSILON;
+        worst = fmax(worst, den > 0 ? num / den : INFINITY);
+    }
+    *out = worst;
+    return ORR_OK;
+}
+
+/* Mixed: reference.c's refine(), the vectors on the device. */
+static orr_status refine(mom_ctx *c, mom_solve_info *info, orr_error *err)
+{
+    const size_t bytes = (size_t)c->n * c->nrhs * 16;
+    const cl_ulong count = (cl_ulong)c->n * c->nrhs;
+    TRY(residual(c, c->x, err));
+    TRY(backward_error(c, c->x, &info->backward, err));
+    while (info->backward > 1 && info->refinements < MAX_REFINEMENTS) {
+        TRY(single_solve(c, c->r, c->dx, err));
+        cl_kernel k = c->k[0][K_ADD];
+        TRY(set_args(k, err, 3, ARG(c->dx), ARG(c->x), ARG(count)));
+        TRY(launch1(c, k, (size_t)count, (size_t)c->wg, "launching the correction", err));
+        TRY(residual(c, c->dx, err));
+        double next;
+        TRY(backward_error(c, c->dx, &next, err));
+        if (!(next < info->backward))
+            break;
+        TRY(copy(c, c->dx, c->x, bytes, err));
+        info->backward = next;
+        info->refinements++;
+    }
+    return ORR_OK;
+}
+
+/* w = the identity. */
+static orr_status identity(mom_ctx *c, orr_error *err)
+{
+    TRY(zero(c, c->w, (size_t)c->n * c->n * 16, err));
+    cl_kernel k = c->k[0][K_SET_DIAG];
+    TRY(set_args(k, err, 2, ARG(c->n), ARG(c->w)));
+    return launch1(c, k, (size_t)c->n, (size_t)c->wg, "launching the identity", err);
+}
+
+/* Faithful: growth and smallest pivot of U, then x = U^-1 (L^-1 b), the
+ * inverses made explicitly in w (reference.c's faithful_solve). */
+static orr_status faithful_solve(mom_ctx *c, mom_solve_info *info, orr_error *err)
+{
+    const int n = c->n, nb = c->nb;
+    const size_t un = (size_t)n, nrhs = (size_t)c->nrhs;
+    TRY(col_stats(c, c->z, 0, n, 1, c->stats, err));
+    TRY(download(c, c->stats, c->hstats, 2 * un * sizeof *c->hstats, err));
+    TRY(drain(c, 0, err));
+    double top = 0, z_max = 0;
+    int zero_at = 0;
+    info->min_pivot = INFINITY;
+    for (int j = 0; j < n; j++) {
+        z_max = fmax(z_max, c->hnorms[j]);
+        top = fmax(top, c->hstats[j]);
+        info->min_pivot = fmin(info->min_pivot, c->hstats[n + j]);
+        if (c->hstats[n + j] == 0 && !zero_at)
+            zero_at = j + 1;
+    }
+    info->growth = top / z_max;
+    if (zero_at)
+        return orr_fail(err, ORR_ERR_NUMERIC, "faithful: U is singular (pivot %d is zero)", zero_at);
+    /* L^-1: the identity's block rows solved top down */
+    TRY(identity(c, err));
+    for (int kb = 0; kb < n; kb += nb) {
+        const int mb = n - kb < nb ? n - kb : nb;
+        TRY(trsm_block(c, 0, 1, mb, kb + mb, c->z, kb + kb * un, c->w, (size_t)kb, err));
+        if (kb + mb < n)
+            TRY(gemm(c, 0, n - kb - mb, kb + mb, mb, -1, c->z, (kb + mb) + kb * un, un, c->w, kb,
+                     un, 1, c->w, kb + mb, un, err));
+    }
+    TRY(zero(c, c->r, un * nrhs * 16, err));
+    TRY(gemm(c, 0, un, nrhs, un, 1, c->w, 0, un, c->b, 0, un, 0, c->r, 0, un, err));
+    /* U^-1: bottom up, columns kb.. of each block row */
+    TRY(identity(c, err));
+    for (int kb = (n - 1) / nb * nb; kb >= 0; kb -= nb) {
+        const int mb = n - kb < nb ? n - kb : nb;
+        TRY(trsm_block(c, 0, 0, mb, n - kb, c->z, kb + kb * un, c->w, kb + kb * un, err));
+        if (kb > 0)
+            TRY(gemm(c, 0, kb, n - kb, mb, -1, c->z, kb * un, un, c->w, kb + kb * un, un, 1, c->w,
+                     kb * un, un, err));
+    }
+    TRY(zero(c, c->x, un * nrhs * 16, err));
+    return gemm(c, 0, un, nrhs, un, 1, c->w, 0, un, c->r, 0, un, 0, c->x, 0, un, err);
+}
+
+/* The row exchanges as a permutation, from the pivots (perm[i]: the row
+ * of b that row i of P b is). */
+static orr_status load_permutation(mom_ctx *c, orr_error *err)
+{
+    for (int i = 0; i < c->n; i++)
+        c->hperm[i] = i;
+    for (int i = 0; i < c->n; i++) {
+        const int p = c->hpiv[i] - 1;
+        if (p < i || p >= c->n)
+            return orr_fail(err, ORR_ERR_INTERNAL, "mom: pivot %d of row %d is out of range",
+                            c->hpiv[i], i + 1);
+        const int t = c->hperm[i];
+        c->hperm[i] = c->hperm[p];
+        c->hperm[p] = t;
+    }
+    return upload(c, c->perm, c->hperm, (size_t)c->n * sizeof *c->hperm, err);
+}
+
+static orr_status ocl_solve(mom_ctx *c, double *xout, mom_solve_info *info, orr_error *err)
+{
+    const size_t n = (size_t)c->n, nrhs = (size_t)c->nrhs;
+    memset(info, 0, sizeof *info);
+    info->growth = info->min_pivot = NAN;
+    TRY(download(c, c->norms, c->hnorms, 2 * n * sizeof *c->hnorms, err));
+    if (!c->faithful)
+        TRY(download(c, c->ipiv, c->hpiv, n * sizeof *c->hpiv, err));
+    TRY(drain(c, 0, err));
+    if (!c->faithful)
+        TRY(load_permutation(c, err));
+    if (c->single) {
+        TRY(single_solve(c, c->b, c->x, err));
+        if (c->wu->solver == MOM_MIXED)
+            TRY(refine(c, info, err));
+    } else if (c->faithful) {
+        TRY(faithful_solve(c, info, err));
+    } else {
+        TRY(gather(c, c->b, c->x, 0, err));
+        TRY(lu_solve(c, 0, c->x, err));
+    }
+    if (c->wu->solver != MOM_MIXED) {
+        TRY(residual(c, c->x, err));
+        TRY(backward_error(c, c->x, &info->backward, err));
+    }
+    TRY(download(c, c->x, xout, n * nrhs * 16, err));
+    return drain(c, 0, err);
+}
+
+/* ---- state ---- */
+
+static size_t ocl_state_bytes(const mom_ctx *c, mom_state s)
+{
+    const size_t nn = (size_t)c->n * c->n;
+    switch (s) {
+    case MOM_STATE_MATRIX: return nn * 16;
+    case MOM_STATE_FACTORS: return c->single ? nn * 8 : 0;
+    case MOM_STATE_PIVOTS: return (size_t)c->n * sizeof(cl_int);
+    case MOM_STATE_RHS: return (size_t)c->n * c->nrhs * 16;
+    case MOM_STATE_NORMS: return 2 * (size_t)c->n * sizeof(double);
+    default: return 0;
+    }
+}
+
+static cl_mem state_mem(const mom_ctx *c, mom_state s)
+{
+    const cl_mem m[MOM_N_STATES] = {c->z, c->zs, c->ipiv, c->b, c->norms};
+    return m[s];
+}
+
+static orr_status ocl_read(mom_ctx *c, mom_state s, void *host, orr_error *err)
+{
+    const size_t bytes = ocl_state_bytes(c, s);
+    if (!bytes)
+        return ORR_OK;
+    TRY(download(c, state_mem(c, s), host, bytes, err));
+    return drain(c, 0, err);
+}
+
+static orr_status ocl_write(mom_ctx *c, mom_state s, const void *host, orr_error *err)
+{
+    const size_t bytes = ocl_state_bytes(c, s);
+    if (!bytes)
+        return ORR_OK;
+    TRY(upload(c, state_mem(c, s), host, bytes, err));
+    return drain(c, 0, err);
+}
+
+/* ---- open, close ---- */
+
+static int factors_single(const mom_workunit *wu)
+{
+    return wu->solver == MOM_MIXED || wu->precision == MOM_SINGLE;
+}
+
+/* Device bytes for wu with n unknowns, block nb and nnz corrections, and
+ * the largest single buffer: ours, and CLBlast's GEMM temporaries (A, B
+ * and C copied padded, each at most n x GEMM_COLS). */
+static double device_bytes(const mom_workunit *wu, int n, int nb, long nnz, double *largest)
+{
+    const double nn = (double)n * n, vec = (double)n * wu->n_incidence;
+    const int single = factors_single(wu), faithful = wu->solver == MOM_FAITHFUL;
+    const double pad = 128;   /* CLBlast pads to its tiles */
+    const double temp =
+        16 * ((n + pad) * (GEMM_COLS + pad) * 2 + (GEMM_COLS + pad) * (GEMM_COLS + pad));
+    *largest = fmax(16 * nn, temp);
+    return 16 * nn + (single ? 8 * nn : 0) + (faithful ? 16 * nn : 0) +
+           (!single && !faithful ? 16.0 * n * SLAB : 0) + vec * (16 * 4 + 8) +
+           (double)n * (16 + 16 + 24 + 4 + 4) + 4.0 * (n + 1) + 20.0 * nnz +
+           2.0 * (n / 4 + 2) * (12 + 16.0 * nb) + temp + DEVICE_MARGIN;
+}
+
+static void ocl_close(mom_ctx *c)
+{
+    if (!c)
+        return;
+    cl_mem *const mem[] = {&c->z,      &c->zs,        &c->ipiv,    &c->b,      &c->norms,
+                           &c->x,      &c->r,         &c->dx,      &c->xs,     &c->w,
+                           &c->perm,   &c->stats,     &c->px,      &c->py,     &c->wt,
+                           &c->dir,    &c->col_start, &c->col_row, &c->col_re, &c->col_im,
+                           &c->cand_v, &c->cand_i,    &c->cand_row, &c->info,  &c->warm};
+    for (size_t i = 0; i < ORR_ARRAY_LEN(mem); i++)
+        if (*mem[i])
+            clReleaseMemObject(*mem[i]);
+    if (c->slab && c->slab != c->w)
+        clReleaseMemObject(c->slab);
+    for (int p = 0; p < 2; p++) {
+        for (int i = 0; i < N_KERNELS; i++)
+            if (c->k[p][i])
+                clReleaseKernel(c->k[p][i]);
+        if (c->prog[p])
+            clReleaseProgram(c->prog[p]);
+    }
+    free(c->hx);
+    free(c->hr);
+    free(c->hnorms);
+    free(c->hstats);
+    free(c->hpiv);
+    free(c->hperm);
+    free(c);
+}
+
+/* The block size: BLOCK, or ORRERY_MOM_OPENCL_BLOCK (a multiple of 32 up
+ * to 1024; for measuring: a checkpoint is valid only with the size it
+ * was written with). */
+static int block_size(void)
+{
+    const char *s = getenv("ORRERY_MOM_OPENCL_BLOCK");
+    const int b = s ? atoi(s) : 0;
+    return b >= 32 && b <= 1024 && b % 32 == 0 ? b : BLOCK;
+}
+
+/* Work-items a row in the panel: LANES, or ORRERY_MOM_OPENCL_LANES (a
+ * power of two below the work-group; for measuring). More lanes give a
+ * GPU more work-groups and loads in flight in the panel; correct on PoCL
+ * and on an H200 up to 1000 unknowns, but not yet timed on a GPU, and
+ * PoCL runs the panel three times slower with 8. */
+static int panel_lanes(int wg)
+{
+    const char *s = getenv("ORRERY_MOM_OPENCL_LANES");
+    const int l = s ? atoi(s) : 0;
+    return l >= 1 && l < wg && (l & (l - 1)) == 0 ? l : LANES;
+}
+
+static orr_status build(mom_ctx *c, int prec, orr_error *err)
+{
+    const ocl_device *o = ocl_of(c->d);
+    const char *extra = getenv("ORR_OPENCL_OPTIONS");
+    char options[1024], what[64];
+    snprintf(options, sizeof options,
+             "-cl-std=CL1.2 -DMOM_SINGLE=%d -DMOM_NB=%d -DMOM_WG=%d -DMOM_LANES=%d -DMOM_TC=%d %s %s",
+             prec, c->nb, c->wg, c->lanes, TC, o->vendor_options, extra ? extra : "");
+    snprintf(what, sizeof what, "the MoM kernels (%s)", prec ? "single" : "double");
+    TRY(ocl_build_program(o->context, o->device, orr_opencl_mom_source, options, what, &c->prog[prec],
+                          err));
+    const int count = prec ? N_LU_KERNELS : N_KERNELS;
+    for (int i = 0; i < count; i++) {
+        cl_int e;
+        size_t wg = 0;
+        c->k[prec][i] = clCreateKernel(c->prog[prec], kernel_names[i], &e);
+        CL_TRY(e, "creating the MoM kernels");
+        CL_TRY(clGetKernelWorkGroupInfo(c->k[prec][i], o->device, CL_KERNEL_WORK_GROUP_SIZE,
+                                        sizeof wg, &wg, NULL),
+               "reading the MoM kernels' work-group size");
+        const int need = i == K_TRSM_L || i == K_TRSM_U ? c->nb : c->wg;
+        if (wg < (size_t)need)
+            return orr_fail(err, ORR_ERR_DEVICE,
+                            "mom: OpenCL device %s runs kernel %s in work-groups of at most %zu "
+                            "work-items (%d needed)", c->d->name, kernel_names[i], wg, need);
+    }
+    return ORR_OK;
+}
+
+/* A buffer of bytes; CL_MEM_OBJECT_ALLOCATION_FAILURE or out of resources
+ * is the system not fitting. */
+static orr_status alloc(mom_ctx *c, cl_mem *out, size_t bytes, orr_error *err)
+{
+    cl_int e;
+    *out = clCreateBuffer(ocl_of(c->d)->context, CL_MEM_READ_WRITE, bytes ? bytes : 16, NULL, &e);
+    if (e == CL_MEM_OBJECT_ALLOCATION_FAILURE || e == CL_OUT_OF_RESOURCES ||
+        e == CL_INVALID_BUFFER_SIZE) {
+        *out = NULL;
+        return orr_fail(err, ORR_ERR_NOMEM,
+                        "mom: OpenCL device %s could not allocate %zu bytes for the %d x %d system",
+                        c->d->name, bytes, c->n, c->n);
+    }
+    if (e != CL_SUCCESS)
+        *out = NULL;
+    CL_TRY(e, "allocating device memory");
+    return ORR_OK;
+}
+
+static orr_status alloc_from(mom_ctx *c, cl_mem *out, const void *host, size_t bytes,
+                             orr_error *err)
+{
+    TRY(alloc(c, out, bytes, err));
+    return bytes ? upload(c, *out, host, bytes, err) : ORR_OK;
+}
+
+/* The device's limits against what wu needs. */
+static orr_status check_memory(mom_ctx *c, long nnz, orr_error *err)
+{
+    const ocl_device *o = ocl_of(c->d);
+    cl_ulong global = 0, one = 0;
+    CL_TRY(clGetDeviceInfo(o->device, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof global, &global, NULL),
+           "reading the device's memory size");
+    CL_TRY(clGetDeviceInfo(o->device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof one, &one, NULL),
+           "reading the device's largest buffer");
+    if ((double)c->n * c->n > INT_MAX)
+        return orr_fail(err, ORR_ERR_NOMEM,
+                        "mom: %d unknowns: the OpenCL app's matrices hold at most 2^31 entries "
+                        "(CLBlast indexes with 32-bit integers), 46340 unknowns", c->n);
+    double largest;
+    const double need = device_bytes(c->wu, c->n, c->nb, nnz, &largest);
+    if (need > (double)global || largest > (double)one)
+        return orr_fail(err, ORR_ERR_NOMEM,
+                        "mom: the %d x %d system needs %.0f bytes of device memory, %.0f in one "
+                        "buffer; OpenCL device %s has %.0f, at most %.0f in one buffer",
+                        c->n, c->n, need, largest, c->d->name, (double)global, (double)one);
+    return ORR_OK;
+}
+
+/* A GEMM of each precision, so CLBlast compiles its kernels here rather
+ * than in the first timed step. */
+static orr_status warm_up(mom_ctx *c, orr_error *err)
+{
+    TRY(gemm(c, 0, 1, 1, 1, 1, c->warm, 0, 1, c->warm, 1, 1, 1, c->warm, 2, 1, err));
+    if (c->single)
+        TRY(gemm(c, 1, 1, 1, 1, 1, c->warm, 0, 1, c->warm, 1, 1, 1, c->warm, 2, 1, err));
+    return ORR_OK;
+}
+
+/* Everything open does; the caller closes c on failure. */
+static orr_status setup(mom_ctx *c, orr_error *err)
+{
+    const mom_problem *p = c->p;
+    const ocl_device *o = ocl_of(c->d);
+    const int n = c->n, nrhs = c->nrhs;
+    const size_t un = (size_t)n, nn = un * un, vec = un * nrhs;
+    const long nnz = p->lcn ? p->lcn->col_start[n] : 0;
+    const double t0 = orr_runtime_seconds();
+
+    size_t max_wg = 0;
+    CL_TRY(clGetDeviceInfo(o->device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof max_wg, &max_wg, NULL),
+           "reading the device's work-group size");
+    c->wg = 1;
+    while (c->wg * 2 <= MAX_WG && (size_t)c->wg * 2 <= max_wg)
+        c->wg *= 2;
+    c->lanes = panel_lanes(c->wg);
+    c->nb = block_size();
+    if ((size_t)c->nb > max_wg)
+        c->nb = (int)(max_wg / 32 * 32);
+    if (c->nb < 32 || c->wg < 32)
+        return orr_fail(err, ORR_ERR_DEVICE,
+                        "mom: OpenCL device %s runs work-groups of at most %zu work-items (32 needed)",
+                        c->d->name, max_wg);
+    TRY(check_memory(c, nnz, err));
+    TRY(build(c, 0, err));
+    if (c->single)
+        TRY(build(c, 1, err));
+
+    /* the state */
+    TRY(alloc(c, &c->z, nn * 16, err));
+    if (c->single)
+        TRY(alloc(c, &c->zs, nn * 8, err));
+    TRY(alloc(c, &c->ipiv, un * sizeof(cl_int), err));
+    TRY(alloc(c, &c->b, vec * 16, err));
+    TRY(alloc(c, &c->norms, 2 * un * sizeof(double), err));
+    /* the solves */
+    TRY(alloc(c, &c->x, vec * 16, err));
+    TRY(alloc(c, &c->r, vec * 16, err));
+    if (c->wu->solver == MOM_MIXED)
+        TRY(alloc(c, &c->dx, vec * 16, err));
+    if (c->single)
+        TRY(alloc(c, &c->xs, vec * 8, err));
+    if (c->faithful) {
+        TRY(alloc(c, &c->w, nn * 16, err));
+        TRY(alloc(c, &c->stats, 2 * un * sizeof(double), err));
+        c->slab = c->w;
+    } else if (!c->single) {
+        TRY(alloc(c, &c->slab, un * SLAB * 16, err));
+    }
+    TRY(alloc(c, &c->perm, un * sizeof(cl_int), err));
+    /* the cells */
+    const double *w = p->lcn ? p->lcn->wt : p->g.w;
+    TRY(alloc_from(c, &c->px, p->px, un * sizeof(double), err));
+    TRY(alloc_from(c, &c->py, p->py, un * sizeof(double), err));
+    TRY(alloc_from(c, &c->wt, w, un * sizeof(double), err));
+    double *dir = malloc(2 * (size_t)nrhs * sizeof *dir);
+    if (!dir)
+        return orr_fail(err, ORR_ERR_NOMEM, "out of memory");
+    for (int r = 0; r < nrhs; r++) {
+        const double phi = c->wu->incidence[r] * M_PI / 180;
+        dir[2 * r] = cos(phi);
+        dir[2 * r + 1] = sin(phi);
+    }
+    orr_status st = alloc_from(c, &c->dir, dir, 2 * (size_t)nrhs * sizeof *dir, err);
+    if (st == ORR_OK)
+        st = drain(c, 0, err);   /* dir is read before it is freed */
+    free(dir);
+    TRY(st);
+    if (p->lcn) {
+        TRY(alloc_from(c, &c->col_start, p->lcn->col_start, (un + 1) * sizeof(int), err));
+        TRY(alloc_from(c, &c->col_row, p->lcn->col_row, (size_t)nnz * sizeof(int), err));
+        TRY(alloc_from(c, &c->col_re, p->lcn->col_re, (size_t)nnz * sizeof(double), err));
+        TRY(alloc_from(c, &c->col_im, p->lcn->col_im, (size_t)nnz * sizeof(double), err));
+    }
+    /* the panel */
+    c->cand_stride = n / (c->wg / c->lanes) + 2;
+    const size_t slots = 2 * (size_t)c->cand_stride;
+    TRY(alloc(c, &c->cand_v, slots * sizeof(double), err));
+    TRY(alloc(c, &c->cand_i, slots * sizeof(cl_int), err));
+    TRY(alloc(c, &c->cand_row, slots * (size_t)c->nb * 16, err));
+    TRY(alloc(c, &c->info, sizeof(cl_int), err));
+    TRY(alloc(c, &c->warm, 3 * 16, err));
+    /* touched now, so a device that allocates lazily refuses here */
+    TRY(zero(c, c->z, nn * 16, err));
+    if (c->single)
+        TRY(zero(c, c->zs, nn * 8, err));
+    if (c->w)
+        TRY(zero(c, c->w, nn * 16, err));
+    if (c->slab && c->slab != c->w)
+        TRY(zero(c, c->slab, un * SLAB * 16, err));
+    TRY(zero(c, c->ipiv, un * sizeof(cl_int), err));
+    TRY(zero(c, c->warm, 3 * 16, err));
+    c->hinfo = -1;
+    TRY(upload(c, c->info, &c->hinfo, sizeof c->hinfo, err));
+    orr_status done = drain(c, 0, err);
+    if (done != ORR_OK && err && strstr(err->message, "CL_MEM_OBJECT_ALLOCATION_FAILURE")) {
+        double largest;
+        return orr_fail(err, ORR_ERR_NOMEM,
+                        "mom: OpenCL device %s could not hold the %d x %d system (about %.0f bytes "
+                        "of device memory)", c->d->name, n, n,
+                        device_bytes(c->wu, n, c->nb, nnz, &largest));
+    }
+    TRY(done);
+    TRY(warm_up(c, err));
+    TRY(drain(c, 0, err));
+
+    /* host copies */
+    c->hx = malloc(vec * 16);
+    c->hr = malloc(vec * 16);
+    c->hnorms = malloc(2 * un * sizeof *c->hnorms);
+    c->hstats = malloc(2 * un * sizeof *c->hstats);
+    c->hpiv = malloc(un * sizeof *c->hpiv);
+    c->hperm = malloc(un * sizeof *c->hperm);
+    if (!c->hx || !c->hr || !c->hnorms || !c->hstats || !c->hpiv || !c->hperm)
+        return orr_fail(err, ORR_ERR_NOMEM, "out of memory");
+    orr_log("OpenCL mom: %d unknowns, block %d, %s factors; kernels built and CLBlast ready in "
+            "%.2f s", n, c->nb, c->single ? "single" : "double", orr_runtime_seconds() - t0);
+    return ORR_OK;
+}
+
+static orr_status ocl_open(void *state, const mom_workunit *wu, const mom_problem *p, mom_ctx **out,
+                           orr_error *err)
+{
+    mom_ctx *c = calloc(1, sizeof *c);
+    if (!c)
+        return orr_fail(err, ORR_ERR_NOMEM, "out of memory");
+    c->d = state;
+    c->wu = wu, c->p = p, c->n = p->n, c->nrhs = wu->n_incidence;
+    c->single = factors_single(wu);
+    c->faithful = wu->solver == MOM_FAITHFUL;
+    const char *prof = getenv("ORRERY_MOM_OPENCL_PROFILE");
+    c->profile = prof && *prof && strcmp(prof, "0") != 0;
+    orr_status st = setup(c, err);
+    if (st != ORR_OK) {
+        ocl_close(c);
+        return st;
+    }
+    *out = c;
+    return ORR_OK;
+}
+
+static const mom_ops ocl_mom_ops = {ocl_open,  ocl_close,       ocl_fill, ocl_factor, ocl_block,
+                                    ocl_solve, ocl_state_bytes, ocl_read, ocl_write};
+
+/* CLBlast keeps its programs (and so the context) until told. */
+static void release_clblast(void *state)
+{
+    (void)state;
+    CLBlastClearCache();
+}
+
+orr_status mom_opencl_attach(orr_backend *be, orr_kind_slot *slot, orr_error *err)
+{
+    (void)err;
+    slot->ops = &ocl_mom_ops;
+    slot->state = be->ctx;
+    slot->release = release_clblast;
+    return ORR_OK;
+}
