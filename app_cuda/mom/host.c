@@ -453,15 +453,7 @@ static orr_status cuda_solve(mom_ctx *c, double *xout, mom_solve_info *info, orr
 
 static size_t cuda_state_bytes(const mom_ctx *c, mom_state s)
 {
-    const size_t nn = (size_t)c->n * c->n;
-    switch (s) {
-    case MOM_STATE_MATRIX: return nn * 16;
-    case MOM_STATE_FACTORS: return c->single ? nn * 8 : 0;
-    case MOM_STATE_PIVOTS: return (size_t)c->n * sizeof(int);
-    case MOM_STATE_RHS: return (size_t)c->n * c->nrhs * 16;
-    case MOM_STATE_NORMS: return 2 * (size_t)c->n * sizeof(double);
-    default: return 0;
-    }
+    return mom_state_size(c->n, c->nrhs, c->single, s);
 }
 
 static void *state_ptr(mom_ctx *c, mom_state s)
@@ -492,17 +484,12 @@ static orr_status cuda_write(mom_ctx *c, mom_state s, const void *host, orr_erro
 
 /* ---- open, close ---- */
 
-static int factors_single(const mom_workunit *wu)
-{
-    return wu->solver == MOM_MIXED || wu->precision == MOM_SINGLE;
-}
-
 /* Device bytes of the system for wu with n unknowns and nnz corrections
  * (workspaces and the libraries' handles in DEVICE_MARGIN). */
 static double device_bytes(const mom_workunit *wu, int n, long nnz)
 {
     const double nn = (double)n * n, vec = (double)n * wu->n_incidence;
-    const int single = factors_single(wu);
+    const int single = mom_factors_single(wu);
     return nn * 16 + (single ? nn * 8 + vec * 8 : (double)n * SLAB * 16) + vec * 16 * 3 +
            (wu->solver == MOM_MIXED ? vec * 16 : 0) + (double)n * (4 + 16 + 24 + 16) +
            (double)wu->n_incidence * 32 + (n + 1.0) * 4 + nnz * 20.0;
@@ -681,7 +668,7 @@ static orr_status cuda_open(void *state, const mom_workunit *wu, const mom_probl
     if (!c)
         return orr_fail(err, ORR_ERR_NOMEM, "out of memory");
     c->wu = wu, c->p = p, c->n = p->n, c->nrhs = wu->n_incidence;
-    c->single = factors_single(wu);
+    c->single = mom_factors_single(wu);
     c->nb = block_size();
     orr_status st = setup(c, err);
     if (st != ORR_OK) {

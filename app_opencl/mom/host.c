@@ -721,15 +721,7 @@ static orr_status ocl_solve(mom_ctx *c, double *xout, mom_solve_info *info, orr_
 
 static size_t ocl_state_bytes(const mom_ctx *c, mom_state s)
 {
-    const size_t nn = (size_t)c->n * c->n;
-    switch (s) {
-    case MOM_STATE_MATRIX: return nn * 16;
-    case MOM_STATE_FACTORS: return c->single ? nn * 8 : 0;
-    case MOM_STATE_PIVOTS: return (size_t)c->n * sizeof(cl_int);
-    case MOM_STATE_RHS: return (size_t)c->n * c->nrhs * 16;
-    case MOM_STATE_NORMS: return 2 * (size_t)c->n * sizeof(double);
-    default: return 0;
-    }
+    return mom_state_size(c->n, c->nrhs, c->single, s);
 }
 
 static cl_mem state_mem(const mom_ctx *c, mom_state s)
@@ -758,18 +750,13 @@ static orr_status ocl_write(mom_ctx *c, mom_state s, const void *host, orr_error
 
 /* ---- open, close ---- */
 
-static int factors_single(const mom_workunit *wu)
-{
-    return wu->solver == MOM_MIXED || wu->precision == MOM_SINGLE;
-}
-
 /* Device bytes for wu with n unknowns, block nb and nnz corrections, and
  * the largest single buffer: ours, and CLBlast's GEMM temporaries (A, B
  * and C copied padded, each at most n x GEMM_COLS). */
 static double device_bytes(const mom_workunit *wu, int n, int nb, long nnz, double *largest)
 {
     const double nn = (double)n * n, vec = (double)n * wu->n_incidence;
-    const int single = factors_single(wu), faithful = wu->solver == MOM_FAITHFUL;
+    const int single = mom_factors_single(wu), faithful = wu->solver == MOM_FAITHFUL;
     const double pad = 128;   /* CLBlast pads to its tiles */
     const double temp =
         16 * ((n + pad) * (GEMM_COLS + pad) * 2 + (GEMM_COLS + pad) * (GEMM_COLS + pad));
@@ -1049,7 +1036,7 @@ static orr_status ocl_open(void *state, const mom_workunit *wu, const mom_proble
         return orr_fail(err, ORR_ERR_NOMEM, "out of memory");
     c->d = state;
     c->wu = wu, c->p = p, c->n = p->n, c->nrhs = wu->n_incidence;
-    c->single = factors_single(wu);
+    c->single = mom_factors_single(wu);
     c->faithful = wu->solver == MOM_FAITHFUL;
     const char *prof = getenv("ORRERY_MOM_OPENCL_PROFILE");
     c->profile = prof && *prof && strcmp(prof, "0") != 0;

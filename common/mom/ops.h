@@ -56,6 +56,18 @@ typedef struct {
     orr_status (*write)(mom_ctx *ctx, mom_state s, const void *host, orr_error *err);
 } mom_ops;
 
+/* Whether wu's factors are single precision (mixed, or precision single):
+ * every backend's rule. */
+static inline int mom_factors_single(const mom_workunit *wu)
+{
+    return wu->solver == MOM_MIXED || wu->precision == MOM_SINGLE;
+}
+
+/* State s's bytes for n unknowns and nrhs right-hand sides: the one
+ * layout every backend's checkpoint has (complex as pairs of reals, the
+ * pivots as 1-based 32-bit ints). */
+size_t mom_state_size(int n, int nrhs, int single, mom_state s);
+
 /* The reference; its state is a mom_cpu_state (threads) or NULL (one). */
 extern const mom_ops mom_reference_ops;
 

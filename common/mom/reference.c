@@ -384,17 +384,22 @@ static orr_status ref_solve(mom_ctx *c, double *xout, mom_solve_info *info, orr_
 
 /* ---- state ---- */
 
-static size_t ref_state_bytes(const mom_ctx *c, mom_state s)
+size_t mom_state_size(int n, int nrhs, int single, mom_state s)
 {
-    const size_t nn = (size_t)c->n * c->n;
+    const size_t nn = (size_t)n * n;
     switch (s) {
-    case MOM_STATE_MATRIX: return nn * sizeof *c->z;
-    case MOM_STATE_FACTORS: return c->single ? nn * sizeof *c->zs : 0;
-    case MOM_STATE_PIVOTS: return (size_t)c->n * sizeof *c->ipiv;
-    case MOM_STATE_RHS: return (size_t)c->n * c->nrhs * sizeof *c->b;
-    case MOM_STATE_NORMS: return 2 * (size_t)c->n * sizeof *c->norms;
+    case MOM_STATE_MATRIX: return nn * 16;
+    case MOM_STATE_FACTORS: return single ? nn * 8 : 0;
+    case MOM_STATE_PIVOTS: return (size_t)n * 4;
+    case MOM_STATE_RHS: return (size_t)n * nrhs * 16;
+    case MOM_STATE_NORMS: return 2 * (size_t)n * sizeof(double);
     default: return 0;
     }
+}
+
+static size_t ref_state_bytes(const mom_ctx *c, mom_state s)
+{
+    return mom_state_size(c->n, c->nrhs, c->single, s);
 }
 
 static void *state_ptr(mom_ctx *c, mom_state s)
@@ -421,15 +426,10 @@ static orr_status ref_write(mom_ctx *c, mom_state s, const void *host, orr_error
 
 /* ---- open, close ---- */
 
-static int factors_single(const mom_workunit *wu)
-{
-    return wu->solver == MOM_MIXED || wu->precision == MOM_SINGLE;
-}
-
 double mom_reference_bytes(const mom_workunit *wu, int n)
 {
     const double nn = (double)n * n;
-    return nn * 16 + (factors_single(wu) ? nn * 8 : 0) + (double)n * wu->n_incidence * 16 * 3 +
+    return nn * 16 + (mom_factors_single(wu) ? nn * 8 : 0) + (double)n * wu->n_incidence * 16 * 3 +
            (double)n * RESIDUAL_COLUMNS * 16 + n * (4.0 + 16);
 }
 
@@ -453,7 +453,7 @@ static orr_status ref_open(void *state, const mom_workunit *wu, const mom_proble
     if (!c)
         return orr_fail(err, ORR_ERR_NOMEM, "out of memory");
     c->wu = wu, c->p = p, c->n = p->n, c->nrhs = wu->n_incidence;
-    c->single = factors_single(wu);
+    c->single = mom_factors_single(wu);
     c->nb = block_size();
     c->pool = cpu ? cpu->pool : NULL;
     orr_status st = mom_lapack_load(&c->L, err);
