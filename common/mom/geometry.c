@@ -111,9 +111,32 @@ static orr_status polygon(const mom_workunit *wu, mom_geometry *g, orr_error *er
     return st;
 }
 
+/* The boundary's length in wavelengths (the circle's, not its N-gon's). */
+static double perimeter_wavelengths(const mom_workunit *wu)
+{
+    double len = 0;
+    if (wu->shape == MOM_CIRCLE)
+        len = 2 * PI * wu->radius;
+    else
+        for (int e = 0; e < wu->n_vertices; e++)
+            len += edge_length(wu, e);
+    return len / wu->wavelength;
+}
+
 orr_status mom_geometry_init(const mom_workunit *wu, mom_geometry *g, orr_error *err)
 {
     memset(g, 0, sizeof *g);
+    /* k R stays within the range the Hankel functions are tested over
+     * (1e5; the widest chord is at most half the perimeter), and the cell
+     * counts from the density within a long */
+    const double span = perimeter_wavelengths(wu);
+    if (!(span <= MOM_MAX_PERIMETER))
+        return orr_fail(err, ORR_ERR_INPUT,
+                        "%s: the boundary is %.3g wavelengths long; at most %g are allowed", wu->path,
+                        span, MOM_MAX_PERIMETER);
+    if (wu->density && !(wu->density * span <= MOM_MAX_CELLS + wu->n_vertices))
+        return orr_fail(err, ORR_ERR_INPUT, "%s: density: %.3g cells (at most %d allowed)", wu->path,
+                        wu->density * span, MOM_MAX_CELLS);
     g->k = 2 * PI / wu->wavelength;
     orr_status st = wu->shape == MOM_CIRCLE ? circle(wu, g, err) : polygon(wu, g, err);
     if (st != ORR_OK) {

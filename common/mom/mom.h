@@ -27,6 +27,7 @@
 #define MOM_MAX_CELLS 200000      /* unknowns N (the memory check refuses most before) */
 #define MOM_MAX_VERTICES 100000
 #define MOM_MAX_ANGLES 100000     /* incidence angles, echo-width angles: each */
+#define MOM_MAX_PERIMETER 20000.0 /* wavelengths: k R <= 2 pi 10000, within the Bessel tests' 1e5 */
 #define MOM_MAX_ORDER 10          /* LCN quadrature points a cell */
 #define MOM_MAX_PARAMS 32
 #define MOM_NAME_LEN 33           /* NUL included */
