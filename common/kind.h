@@ -159,6 +159,10 @@ struct orr_kind {
 void orr_job_checkpoint_spec(const orr_job_cli *c, const char *file, const char *tag,
                              uint64_t identity, orr_checkpoint_spec *spec);
 
+/* The host's physical memory in bytes (0: unknown): the plans' refusal
+ * of a work unit too big for it. */
+double orr_host_memory(void);
+
 /* The registry (app/kinds.c): every kind, the default (a command line that
  * names none) first. */
 extern const orr_kind *const orr_kinds[];

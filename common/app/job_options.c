@@ -1,4 +1,6 @@
 /* The options and checkpoint flags every work-unit kind shares (kind.h). */
+#include <unistd.h>
+
 #include "kind.h"
 
 int orr_job_option(orr_job_cli *c, const orr_option *o, const orr_opt_value *v)
@@ -22,4 +24,10 @@ void orr_job_checkpoint_spec(const orr_job_cli *c, const char *file, const char 
     spec->identity = identity;
     spec->ignore_saved = c->ignore_checkpoint;
     spec->remove_at_end = c->cleanup_checkpoint;
+}
+
+double orr_host_memory(void)
+{
+    const long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGE_SIZE);
+    return pages > 0 && size > 0 ? (double)pages * size : 0;
 }

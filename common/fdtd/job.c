@@ -3,7 +3,6 @@
  * the series so far) and its validated restore, and --check. */
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <zlib.h>
 
 #include "../io/io.h"
@@ -24,12 +23,6 @@ static double host_bytes(const fdtd_setup *s, const fdtd_workunit *wu, int on_ho
     return (on_host ? s->state_bytes : 0) + s->map_bytes + series + 1.01 * s->state_bytes + 64e6;
 }
 
-static double physical_memory(void)
-{
-    const long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGE_SIZE);
-    return pages > 0 && size > 0 ? (double)pages * size : 0;
-}
-
 static orr_status load_work_unit(const fdtd_cli *opt, fdtd_workunit *wu, fdtd_setup *s,
                                  orr_error *err)
 {
@@ -40,7 +33,7 @@ static orr_status load_work_unit(const fdtd_cli *opt, fdtd_workunit *wu, fdtd_se
         st = fdtd_setup_init(wu, s, err);
     if (st != ORR_OK)
         return st;
-    const double need = host_bytes(s, wu, 1), have = physical_memory();
+    const double need = host_bytes(s, wu, 1), have = orr_host_memory();
     if (have > 0 && need > have)
         return orr_fail(err, ORR_ERR_NOMEM,
                         "%s: the grid of %d x %d x %d cells needs %.0f bytes of memory; this host "

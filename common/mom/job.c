@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "../runtime/runtime.h"
 #include "job.h"
@@ -26,12 +25,6 @@ static double solver_flops(const mom_workunit *wu, int n)
 {
     const double lu = 8.0 / 3 * n * (double)n * n, rhs = 8.0 * n * (double)n * wu->n_incidence;
     return wu->solver == MOM_FAITHFUL ? lu + 8.0 / 3 * n * (double)n * n + rhs : lu + rhs;
-}
-
-static double physical_memory(void)
-{
-    const long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGE_SIZE);
-    return pages > 0 && size > 0 ? (double)pages * size : 0;
 }
 
 /* The unknowns wu makes: its cells, times q for LCN (the cells cut first,
@@ -59,7 +52,7 @@ static orr_status load_work_unit(const mom_cli *opt, mom_workunit *wu, mom_probl
         st = count_unknowns(wu, &n, err);
     if (st != ORR_OK)
         return st;
-    const double need = host_bytes(wu, n), have = physical_memory();
+    const double need = host_bytes(wu, n), have = orr_host_memory();
     if (have > 0 && need > have)
         return orr_fail(err, ORR_ERR_NOMEM,
                         "%s: %d unknowns need %.0f bytes of memory; this host has %.0f", path, n,
