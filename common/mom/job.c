@@ -118,15 +118,14 @@ orr_status mom_job_plan(const void *opts, orr_backend *be, void **out, orr_error
         mom_job_free(job);
         return st;
     }
-    static const char *const solvers[] = {"reference", "faithful", "mixed"};
     job->identity = orr_workunit_identity(job->wu.content_hash, be);
     job->chunk = 16;
     resonance_warning(&job->wu, job->p.g.k, job->warning, sizeof job->warning);
     if (job->warning[0])
         orr_log("mom: warning: %s", job->warning);
     orr_log("mom: %d unknowns, %d right-hand sides, %s solver, %s, k %.6g", job->p.n,
-            job->wu.n_incidence, solvers[job->wu.solver],
-            job->wu.precision == MOM_SINGLE ? "single" : "double", job->p.g.k);
+            job->wu.n_incidence, mom_solver_names[job->wu.solver],
+            mom_precision_names[job->wu.precision], job->p.g.k);
     *out = job;
     return ORR_OK;
 }
@@ -269,6 +268,8 @@ orr_status mom_check_tool(const mom_cli *opt, orr_error *err)
     if (st == ORR_OK) {
         printf("unknowns %d\n", p.n);
         printf("cells %d\n", p.g.n);
+        printf("solver %s\n", mom_solver_names[wu.solver]);
+        printf("precision %s\n", mom_precision_names[wu.precision]);
         printf("right_hand_sides %d\n", wu.n_incidence);
         printf("echo_angles %d\n", wu.n_echo);
         printf("perimeter_wavelengths %.6g\n", p.g.perimeter / wu.wavelength);

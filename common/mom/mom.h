@@ -36,6 +36,9 @@ typedef enum { MOM_CIRCLE, MOM_POLYGON } mom_shape;
 typedef enum { MOM_METHOD_MOM, MOM_METHOD_LCN } mom_method;
 typedef enum { MOM_REFERENCE, MOM_FAITHFUL, MOM_MIXED } mom_solver;
 typedef enum { MOM_DOUBLE, MOM_SINGLE } mom_precision;
+/* The words of the work unit, the log, --check and the results, by enum. */
+extern const char *const mom_solver_names[3];
+extern const char *const mom_precision_names[2];
 
 /* ---- the work unit, as written (parse.c) ---- */
 

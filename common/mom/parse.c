@@ -273,22 +273,23 @@ static orr_status st_echo(wut_parser *p)
     return range ? echo_range(p) : angle_list(p, &wu->echo, &wu->n_echo);
 }
 
+const char *const mom_solver_names[3] = {"reference", "faithful", "mixed"};
+const char *const mom_precision_names[2] = {"double", "single"};
+
 static orr_status st_solver(wut_parser *p)
 {
-    static const char *const words[] = {"reference", "faithful", "mixed"};
     int v;
     orr_status s = wut_arity(p, 1);
-    if (s == ORR_OK && (s = wut_choice(p, "solver", &p->tok[1], words, 3, &v)) == ORR_OK)
+    if (s == ORR_OK && (s = wut_choice(p, "solver", &p->tok[1], mom_solver_names, 3, &v)) == ORR_OK)
         wu_of(p)->solver = (mom_solver)v;
     return s;
 }
 
 static orr_status st_precision(wut_parser *p)
 {
-    static const char *const words[] = {"double", "single"};
     int v;
     orr_status s = wut_arity(p, 1);
-    if (s == ORR_OK && (s = wut_choice(p, "precision", &p->tok[1], words, 2, &v)) == ORR_OK)
+    if (s == ORR_OK && (s = wut_choice(p, "precision", &p->tok[1], mom_precision_names, 2, &v)) == ORR_OK)
         wu_of(p)->precision = (mom_precision)v;
     return s;
 }

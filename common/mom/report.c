@@ -10,8 +10,6 @@
 #include "../runtime/runtime.h"
 #include "job.h"
 
-static const char *const solver_names[] = {"reference", "faithful", "mixed"};
-
 static void write_head(FILE *f, const mom_job *job)
 {
     const mom_workunit *wu = &job->wu;
@@ -26,7 +24,7 @@ static void write_head(FILE *f, const mom_job *job)
         fprintf(f, "geometry polygon vertices %d\n", wu->n_vertices);
     fprintf(f, "wavelength %.17g k %.17g unknowns %d method %s solver %s precision %s\n",
             wu->wavelength, job->p.g.k, job->p.n, wu->method == MOM_METHOD_LCN ? "lcn" : "mom",
-            solver_names[wu->solver], wu->precision == MOM_SINGLE ? "single" : "double");
+            mom_solver_names[wu->solver], mom_precision_names[wu->precision]);
     fprintf(f, "solve backward_error %.6g growth_factor %.6g smallest_pivot %.6g refinements %d\n",
             job->info.backward, job->info.growth, job->info.min_pivot, job->info.refinements);
     if (job->warning[0])
