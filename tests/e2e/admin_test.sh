@@ -184,7 +184,13 @@ awk '/<plan_class>/ { c = ""; gpu = 0; fp64 = 0 }
     /<\/plan_class>/ { if (gpu && !fp64) { print c; bad = 1 } }
     END { exit bad }' "$templates/plan_class_spec.xml" >"$work/nofp64" ||
     { ok=0; fail "GPU plan classes without a double-precision requirement: $(cat "$work/nofp64")"; }
-for c in cpu mt cuda_fp64 opencl_nvidia_fp64 opencl_amd_fp64 opencl_intel_gpu_fp64; do
+# BOINC compares major * 100 + minor: 7.5 is 705 (750 would refuse every 7.x card)
+bad=$(sed -n 's:.*<\(m[a-z]*_nvidia_compcap\)>\([0-9]*\)<.*:\1 \2:p' "$templates/plan_class_spec.xml" |
+    awk '$2 % 100 > 9 || $2 < 100')
+[ -z "$bad" ] || { ok=0; fail "compute capabilities not written major * 100 + minor: $bad"; }
+for c in cpu mt cuda_fp64 opencl_nvidia_fp64 opencl_amd_fp64 opencl_intel_gpu_fp64 \
+    cuda_fp64_cc800 cuda_fp64_cc900 cuda_fp64_cc1000 cuda_mixed opencl_nvidia_mixed \
+    opencl_amd_mixed opencl_intel_gpu_mixed; do
     grep -q "<name>$c</name>" "$templates/plan_class_spec.xml" || { ok=0; fail "no plan class $c"; }
 done
 [ $ok = 1 ] && pass "templates and plan classes well-formed, with the required elements"

@@ -168,6 +168,14 @@ check 65 "a work unit the app refuses (ka=0: radius 0)" \
 says "work unit 1 (ka=0 solver=reference): wu/bad_1.txt:[0-9]*: circle radius: .*(template line 5)" \
     "the message: the work unit, its parameters, the app's reason, the template line"
 [ ! -e "$work/bad" ] && pass "nothing written" || fail "$work/bad written"
+check 65 "the mixed-only app (--app mom_mixed) given a reference work unit" \
+    gen -t "$work/t.txt" --grid ka=3 solver=mixed,reference --app mom_mixed -o "$work/x"
+says "work unit 1 (ka=3 solver=reference): solver reference: the app mom_mixed runs solver mixed work only" \
+    "the message: the work unit and why"
+gen -t "$work/t.txt" --grid ka=3,4 solver=mixed --app mom_mixed -n M -o "$work/M" >/dev/null 2>&1 &&
+    grep -q -- "--appname mom_mixed --wu_template templates/mom_mixed_in" "$work/M/submit.sh" &&
+    pass "--app mom_mixed: mixed work units accepted, for templates/mom_mixed_in" ||
+    fail "--app mom_mixed: $(cat "$work/M/submit.sh" 2>/dev/null | tr '\n' '|')"
 check 65 "the faithful solver in single precision (the app's exit 69)" \
     gen -t <(sed 's/^solver .*/solver ${solver}\nprecision single/' "$work/t.txt") --grid ka=3 solver=faithful -o "$work/x"
 says "the faithful solver runs in double only" "the message: the app's reason"
