@@ -6,9 +6,10 @@
  *   column of BLOCK a step: cusolverDnZgetrf on the (n - j) x nb panel,
  *   the panel's row exchanges applied to the columns left and right of it
  *   (our swap kernel: LAPACK's laswp), ztrsm, zgemm; zgetrs for the solves;
- * - faithful: the same blocking without pivoting; the panel unpivoted,
- *   itself blocked (MICRO columns by our column-step kernel, then trsm and
- *   gemm inside the panel); the growth factor and smallest pivot from U,
+ * - faithful: the same blocking without pivoting; the panel unpivoted:
+ *   its diagonal block factored MICRO columns a step (our kernel on each
+ *   MICRO x MICRO block, trsm and gemm on the rest), the rows below by one
+ *   trsm with that block's U; the growth factor and smallest pivot from U,
  *   the explicit inverses of L and U by cusolverDnXtrtri (L's as a
  *   non-unit triangle, U's diagonal set aside for ones meanwhile), and
  *   x = U^-1 (L^-1 b) by two ztrmm;
@@ -161,29 +162,39 @@ static orr_status cuda_fill(mom_ctx *c, int first, int count, orr_error *err)
 /* ---- the blocked factorisation ---- */
 
 /* The unpivoted LU of the panel (rows j .., columns j .. j + nb - 1) of
- * the double Z: blocks of MICRO columns a column at a time, each followed
- * by its trsm and gemm on the rest of the panel. */
+ * the double Z. Without pivoting the rows below the diagonal block need
+ * only its U: the nb x nb diagonal block is factored first, MICRO columns
+ * a step (our kernel on the MICRO x MICRO block, then trsm and gemm on the
+ * rest of the diagonal block), and the rows below take L = A U^-1 in one
+ * trsm, where a column-at-a-time panel would run 2 nb launches over the
+ * full height. */
 static orr_status panel_unpivoted(mom_ctx *c, int j, int nb, orr_error *err)
 {
     const int n = c->n, end = j + nb;
     for (int kb = j; kb < end; kb += MICRO) {
         const int w = end - kb < MICRO ? end - kb : MICRO, right = end - kb - w;
-        for (int k = kb; k < kb + w; k++)
-            TRY(cu(orr_cuda_mom_unpivoted_column((double *)c->z, (size_t)n, n, k, kb + w,
-                                                 c->info + 1),
-                   "launching the unpivoted panel", err));
-        if (right > 0) {
-            TRY(bl(lib->cublasZtrsm_v2(c->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N,
-                               CUBLAS_DIAG_UNIT, w, right, &z_one, zat(c, kb, kb), n,
-                               zat(c, kb, kb + w), n),
-                   "ztrsm in the panel", err));
-            if (n - kb - w > 0)
-                TRY(bl(lib->cublasZgemm_v2(c->blas, CUBLAS_OP_N, CUBLAS_OP_N, n - kb - w, right, w,
-                                   &z_minus_one, zat(c, kb + w, kb), n, zat(c, kb, kb + w), n,
-                                   &z_one, zat(c, kb + w, kb + w), n),
-                       "zgemm in the panel", err));
-        }
+        TRY(cu(orr_cuda_mom_diagonal_lu((double *)zat(c, kb, kb), (size_t)n, w, kb, c->info + 1),
+               "launching the diagonal block's LU", err));
+        if (right == 0)
+            break;
+        TRY(bl(lib->cublasZtrsm_v2(c->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N,
+                                   CUBLAS_DIAG_UNIT, w, right, &z_one, zat(c, kb, kb), n,
+                                   zat(c, kb, kb + w), n),
+               "ztrsm for the diagonal block's U", err));
+        TRY(bl(lib->cublasZtrsm_v2(c->blas, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N,
+                                   CUBLAS_DIAG_NON_UNIT, right, w, &z_one, zat(c, kb, kb), n,
+                                   zat(c, kb + w, kb), n),
+               "ztrsm for the diagonal block's L", err));
+        TRY(bl(lib->cublasZgemm_v2(c->blas, CUBLAS_OP_N, CUBLAS_OP_N, right, right, w, &z_minus_one,
+                                   zat(c, kb + w, kb), n, zat(c, kb, kb + w), n, &z_one,
+                                   zat(c, kb + w, kb + w), n),
+               "zgemm in the diagonal block", err));
     }
+    if (n - end > 0)
+        TRY(bl(lib->cublasZtrsm_v2(c->blas, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N,
+                                   CUBLAS_DIAG_NON_UNIT, n - end, nb, &z_one, zat(c, j, j), n,
+                                   zat(c, end, j), n),
+               "ztrsm for the panel's L", err));
     return ORR_OK;
 }
 

@@ -259,33 +259,39 @@ extern "C" int orr_cuda_mom_swap_rows(void *a, int single, size_t ld, int c0, in
     return cudaSuccess;
 }
 
-/* A thread a row below the pivot: l = a[i][k] / a[k][k], then the row's
- * entries in columns k+1 .. qend-1 less l times the pivot row's (as
- * reference.c's panel_unpivoted, for a narrow qend). */
-__global__ void unpivoted_column_kernel(double2 *a, size_t ld, int m, int k, int qend,
-                                        int *zero_pivot)
+/* The unpivoted LU of the w x w block at a (w <= MICRO_LU) in shared
+ * memory, a thread an entry: column k divided by its pivot, then the
+ * rank-one update of the entries right of and below it, k = 0 .. w-1 (the
+ * arithmetic of reference.c's panel_unpivoted on these entries). */
+#define MICRO_LU 32
+__global__ void diagonal_lu_kernel(double2 *a, size_t ld, int w, int first, int *zero_pivot)
 {
-    const double2 pivot = a[(size_t)k * ld + k];
-    const int i = k + 1 + blockIdx.x * blockDim.x + threadIdx.x;
-    if (blockIdx.x == 0 && threadIdx.x == 0 && pivot.x == 0 && pivot.y == 0)
-        atomicMin(zero_pivot, k);
-    if (i >= m)
-        return;
-    const double2 l = cuCdiv(a[(size_t)k * ld + i], pivot);
-    a[(size_t)k * ld + i] = l;
-    for (int q = k + 1; q < qend; q++) {
-        const double2 u = a[(size_t)q * ld + k];
-        double2 *e = &a[(size_t)q * ld + i];
-        *e = cuCsub(*e, cuCmul(l, u));
+    __shared__ double2 t[MICRO_LU][MICRO_LU + 1];
+    const int i = threadIdx.x, q = threadIdx.y;
+    const int live = i < w && q < w;
+    if (live)
+        t[q][i] = a[(size_t)q * ld + i];
+    __syncthreads();
+    for (int k = 0; k < w; k++) {
+        if (q == k && i > k && live)
+            t[k][i] = cuCdiv(t[k][i], t[k][k]);
+        __syncthreads();
+        if (live && i > k && q > k)
+            t[q][i] = cuCsub(t[q][i], cuCmul(t[k][i], t[q][k]));
+        __syncthreads();
+    }
+    if (live) {
+        a[(size_t)q * ld + i] = t[q][i];
+        if (i == q && t[q][q].x == 0 && t[q][q].y == 0)
+            atomicMin(zero_pivot, first + q);
     }
 }
 
-extern "C" int orr_cuda_mom_unpivoted_column(double *a, size_t ld, int m, int k, int qend,
-                                             int *zero_pivot)
+extern "C" int orr_cuda_mom_diagonal_lu(double *a, size_t ld, int w, int first, int *zero_pivot)
 {
-    const int rows = m - k - 1;
-    unpivoted_column_kernel<<<rows > 0 ? grid_x(rows) : 1, THREADS>>>((double2 *)a, ld, m, k, qend,
-                                                                     zero_pivot);
+    if (w < 1 || w > MICRO_LU)
+        return cudaErrorInvalidValue;
+    diagonal_lu_kernel<<<1, dim3(MICRO_LU, MICRO_LU)>>>((double2 *)a, ld, w, first, zero_pivot);
     return cudaGetLastError();
 }
 

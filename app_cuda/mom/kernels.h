@@ -50,10 +50,11 @@ int orr_cuda_mom_offset_pivots(int *ipiv, int first, int count);
 int orr_cuda_mom_swap_rows(void *a, int single, size_t ld, int c0, int c1, const int *ipiv, int k1,
                            int k2);
 
-/* One column k of an unpivoted LU in double: rows k+1 .. m-1 of column k
- * divided by a[k][k], then columns k+1 .. qend-1 of those rows updated by
- * the rank-one product; a zero pivot sets *zero_pivot = min(*zero_pivot, k). */
-int orr_cuda_mom_unpivoted_column(double *a, size_t ld, int m, int k, int qend, int *zero_pivot);
+/* The unpivoted LU in place of the w x w block at a (double, leading
+ * dimension ld, 1 <= w <= 32), whose first column is column `first` of the
+ * matrix: a zero pivot in its column q sets *zero_pivot =
+ * min(*zero_pivot, first + q). */
+int orr_cuda_mom_diagonal_lu(double *a, size_t ld, int w, int first, int *zero_pivot);
 
 /* Per column j < n of an LU's U in a: top[j] = max_{i <= j} |a[i][j]|,
  * diag[j] = |a[j][j]|. */
