@@ -8,7 +8,10 @@
 #   solver: the results' per-phase seconds (fill, factor, solve) and the
 #   factorisation's GFLOP/s at (8/3) N^3.
 #
-#   bench/mom/bench.sh BUILD_DIR [SIZES]   (THREADS: the CPU's threads)
+#   bench/mom/bench.sh BUILD_DIR [SIZES]
+# Environment: THREADS (the CPU's threads, default all), ONE_THREAD_SIZES
+# (the one-thread CPU anchors' sizes, default SIZES: N = 10 000 takes
+# minutes on one core).
 set -u
 build=$(cd "${1:-.}" && pwd)
 sizes=${2:-2000 5000 10000}
@@ -19,7 +22,7 @@ trap 'rm -rf "$work"' EXIT
 echo "== host: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores"
 if [ -x "$build/bench/mom/lu_bench" ]; then
     echo "== CPU anchors (bench/mom/lu_bench), 1 thread and $threads"
-    "$build/bench/mom/lu_bench" 1 $sizes
+    "$build/bench/mom/lu_bench" 1 ${ONE_THREAD_SIZES:-$sizes}
     "$build/bench/mom/lu_bench" "$threads" $sizes
 fi
 if [ -x "$build/bench/mom/cusolver_lu_bench" ]; then

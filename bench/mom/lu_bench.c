@@ -4,8 +4,10 @@
  * anchor), the reference solver's blocked LU (zgetrf panels, laswp, trsm,
  * gemm a block column at a time, as a run steps it), the faithful
  * solver's unpivoted blocked LU, and the mixed solver's single-precision
- * LU; GFLOP/s at (8/3) n^3 real flops. Threads: the pool's for the fill,
- * OpenBLAS's for the rest.
+ * LU; GFLOP/s at (8/3) n^3 real flops. Last, the ceiling of the LU's
+ * trailing updates: OpenBLAS's zgemm of an n x 128 by a 128 x n block
+ * (128 the CPU solvers' block column), GFLOP/s at 8 n^2 128. Threads: the
+ * pool's for the fill, OpenBLAS's for the rest.
  *
  *   bench/mom/lu_bench THREADS N...   (defaults: every core; 2000 5000) */
 #include <complex.h>
@@ -80,6 +82,33 @@ static double zgetrf_run(mom_workunit *wu, const mom_problem *p, mom_cpu_state *
     return t;
 }
 
+/* zgemm: C (n x n) -= A (n x k) B (k x n), k = 128, on random entries. */
+static double zgemm_run(int n)
+{
+    orr_error err;
+    const mom_lapack *L;
+    const lapack_int m = n, k = 128;
+    double complex *a = malloc((size_t)n * k * sizeof *a), *b = malloc((size_t)n * k * sizeof *b),
+                   *c = malloc((size_t)n * n * sizeof *c);
+    if (!a || !b || !c || mom_lapack_load(&L, &err) != ORR_OK)
+        exit(1);
+    srand(1);
+    for (size_t i = 0; i < (size_t)n * k; i++) {
+        a[i] = rand() / (double)RAND_MAX - 0.5 + I * (rand() / (double)RAND_MAX - 0.5);
+        b[i] = rand() / (double)RAND_MAX - 0.5 + I * (rand() / (double)RAND_MAX - 0.5);
+    }
+    memset(c, 0, (size_t)n * n * sizeof *c);
+    const double complex minus_one = -1, one = 1;
+    L->zgemm("N", "N", &m, &m, &k, &minus_one, a, &m, b, &k, &one, c, &m); /* warm */
+    const double t0 = now();
+    L->zgemm("N", "N", &m, &m, &k, &minus_one, a, &m, b, &k, &one, c, &m);
+    const double t = now() - t0;
+    free(a);
+    free(b);
+    free(c);
+    return t;
+}
+
 int main(int argc, char **argv)
 {
     const int threads = argc > 1 ? atoi(argv[1]) : (int)sysconf(_SC_NPROCESSORS_ONLN);
@@ -88,8 +117,9 @@ int main(int argc, char **argv)
     mom_cpu_state cpu = {threads, NULL};
     if (orr_pool_create(threads, &cpu.pool, &err) != ORR_OK)
         return 1;
-    printf("threads %d\n%6s %9s %18s %18s %18s %18s\n", threads, "N", "fill s", "zgetrf s (GF/s)",
-           "reference s (GF/s)", "faithful s (GF/s)", "mixed s (GF/s)");
+    printf("threads %d\n%6s %9s %18s %18s %18s %18s %18s\n", threads, "N", "fill s",
+           "zgetrf s (GF/s)", "reference s (GF/s)", "faithful s (GF/s)", "mixed s (GF/s)",
+           "zgemm k128 (GF/s)");
     const int default_n[] = {2000, 5000};
     const int count = argc > 2 ? argc - 2 : 2;
     for (int i = 0; i < count; i++) {
@@ -110,7 +140,8 @@ int main(int argc, char **argv)
         printf("%6d %9.3f", n, fill);
         for (int s = 0; s < 4; s++)
             printf(" %9.3f (%6.1f)", t[s], lu_gflops(n, t[s]));
-        printf("\n");
+        const double g = zgemm_run(n);
+        printf(" %9.4f (%6.1f)\n", g, 8.0 * n * n * 128 / g / 1e9);
         fflush(stdout);
         mom_problem_free(&p);
     }
