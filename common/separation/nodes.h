@@ -207,22 +207,32 @@ typedef struct {
     double d0;    /* f d0 */
 } sep_stream_quad;
 
+/* The type sep_stream_quadratic works in. The coefficients are computed
+ * once per line of sight and shared by all its nodes, so their rounding
+ * errors do not average out over the nodes as a node's own do: a host
+ * caller may define it as long double before including this file (the
+ * CPU SIMD kernels do; GPUs have no wider type). */
+#ifndef SEP_QUAD_REAL
+#define SEP_QUAD_REAL double
+#endif
+
 static inline ORR_HD void sep_stream_quadratic(ORR_CONSTANT const sep_model_consts *mc, int s,
                                                const sep_direction *d, sep_stream_quad *q)
 {
-    const double ux = d->bcos * d->lcos, uy = d->bcos * d->lsin, uz = d->bsin;
+    typedef SEP_QUAD_REAL real;
+    const real ux = (real)d->bcos * d->lcos, uy = (real)d->bcos * d->lsin, uz = d->bsin;
     ORR_CONSTANT const double *a = mc->stream_a[s], *c = mc->stream_c[s];
-    const double px = c[0] + SEP_SUN_R0, py = c[1], pz = c[2];   /* centre seen from the Sun */
-    const double wx = uy * a[2] - uz * a[1], wy = uz * a[0] - ux * a[2], wz = ux * a[1] - uy * a[0];
-    const double vx = py * a[2] - pz * a[1], vy = pz * a[0] - px * a[2], vz = px * a[1] - py * a[0];
-    const double ww = wx * wx + wy * wy + wz * wz;
+    const real px = (real)c[0] + SEP_SUN_R0, py = c[1], pz = c[2];   /* centre seen from the Sun */
+    const real wx = uy * a[2] - uz * a[1], wy = uz * a[0] - ux * a[2], wz = ux * a[1] - uy * a[0];
+    const real vx = py * a[2] - pz * a[1], vy = pz * a[0] - px * a[2], vz = px * a[1] - py * a[0];
+    const real ww = wx * wx + wy * wy + wz * wz;
     /* Looking along the axis (w = 0) the distance does not change with r. */
-    const double r0 = ww > 1e-300 ? (wx * vx + wy * vy + wz * vz) / ww : 0.0;
-    const double mx = vx - r0 * wx, my = vy - r0 * wy, mz = vz - r0 * wz;
-    const double f = mc->stream_neg_inv_sigma_sq2[s];
-    q->k2 = ww * f;
-    q->r0 = r0;
-    q->d0 = (mx * mx + my * my + mz * mz) * f;
+    const real r0 = ww > 1e-300 ? (wx * vx + wy * vy + wz * vz) / ww : 0.0;
+    const real mx = vx - r0 * wx, my = vy - r0 * wy, mz = vz - r0 * wz;
+    const real f = mc->stream_neg_inv_sigma_sq2[s];
+    q->k2 = (double)(ww * f);
+    q->r0 = (double)r0;
+    q->d0 = (double)((mx * mx + my * my + mz * mz) * f);
 }
 
 /* A node's exponent for stream quadratic q at distance r. */

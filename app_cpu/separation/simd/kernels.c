@@ -4,13 +4,17 @@
  * stay in registers. Written once against vec.h and compiled per ISA.
  *
  * Arithmetic differs from the scalar reference only in rounding: products
- * are fused, z^2/q^2 is z^2 * (1/q^2), the stream exponent multiplies by
- * -1/(2 sigma^2) and exp is our own (below). Each changes a term by an ulp
- * or so, unbiased, so the sums move by far less than the 1e-12 budget; the
- * test suite holds every path to the reference values. */
+ * are fused, z^2/q^2 is z^2 * (1/q^2), a stream's exponent comes from its
+ * quadratic in r (nodes.h's sep_stream_quadratic, the GPUs' form, its
+ * coefficients in long double once a line of sight) and exp is our own
+ * (below). Each changes a term by an ulp or so, unbiased, so the sums move
+ * by far less than the 1e-12 budget; the test suite holds every path to
+ * the reference values, and test_cpu each chunk to the scalar one within
+ * 1e-13. */
 #include <math.h>
 
 #include "kernels.h"
+#define SEP_QUAD_REAL long double
 #include "separation/nodes.h"
 #include "vec.h"
 
@@ -19,39 +23,51 @@
 #define KERNELS CAT(sep_simd, ISA_SUFFIX)
 
 /* exp: x = n ln2 + r with |r| <= ln2/2 (Cody-Waite, ln2 split so n*LN2_HI
- * is exact), exp(r) by its Taylor series to r^13 (truncation < 1e-17),
- * then 2^n in two halves so results down to the subnormal range come out
- * right. Below -1400 the result is 0, above 709.78 it is clamped (our
- * arguments are never positive). About 1 ulp against glibc; tested. */
+ * is exact), exp(r) = 1 + r (1 + r G(r)) with G a degree-10 polynomial fit
+ * to (exp(r) - 1 - r) / r^2 (error below 2e-18, r^2 times that in exp),
+ * evaluated as its even and odd halves in r^2: two chains of 5 and 4
+ * multiply-adds instead of one of 13, the same operation count and the
+ * same accuracy as the Taylor series to r^13 it replaces. Then 2^n in two
+ * halves so results down to the subnormal range come out right (AVX-512:
+ * vscalefpd, one rounding, the same bits). x is clamped to [-1400, 709.78]:
+ * at -1400 both halves are 2^-1010 and their product rounds to 0 (so do
+ * -inf and NaN); the result above 709.78 is clamped (our arguments are
+ * never positive). About 1 ulp against glibc; tested. */
 VEC_INLINE vd vexp(vd x)
 {
     const double shifter = 0x1.8p52;   /* adding it rounds to an integer */
     const double ln2_hi = 0x1.62e42fee00000p-1, ln2_lo = 0x1.a39ef35793c76p-33;
-    const vd lo = vd_set1(-1400.0);
-    const vi underflow = x < lo;
-    x = vd_min(vd_max(x, lo), vd_set1(709.78));
+    x = vd_min(vd_max(x, vd_set1(-1400.0)), vd_set1(709.78));
     vd t = x * 0x1.71547652b82fep0 + shifter;
     vd n = t - shifter;
-    vi ni = (vi)t - (vi)vd_set1(shifter);
     vd r = x - n * ln2_hi;
     r = r - n * ln2_lo;
-    vd p = vd_set1(1.0 / 6227020800.0);   /* 1/13! */
-    p = p * r + 1.0 / 479001600.0;
-    p = p * r + 1.0 / 39916800.0;
-    p = p * r + 1.0 / 3628800.0;
-    p = p * r + 1.0 / 362880.0;
-    p = p * r + 1.0 / 40320.0;
-    p = p * r + 1.0 / 5040.0;
-    p = p * r + 1.0 / 720.0;
-    p = p * r + 1.0 / 120.0;
-    p = p * r + 1.0 / 24.0;
-    p = p * r + 1.0 / 6.0;
-    p = p * r + 0.5;
-    p = p * r + 1.0;
-    p = p * r + 1.0;
-    vi n1 = ni >> 1, n2 = ni - n1;
+    const vd r2 = r * r;
+    /* G's coefficients, 1/2!, 1/3!, ... of the Taylor series nearly:
+     * even powers ge, odd ones go */
+    vd ge = vd_set1(0x1.1f730349868cep-29), go = vd_set1(0x1.af4de97ca4194p-26);
+    ge = ge * r2 + 0x1.27e4db646b17ep-22;
+    go = go * r2 + 0x1.71de0231960ebp-19;
+    ge = ge * r2 + 0x1.a01a01a6d889cp-16;
+    go = go * r2 + 0x1.a01a01abe7fe1p-13;
+    ge = ge * r2 + 0x1.6c16c16c162d4p-10;
+    go = go * r2 + 0x1.11111111100dcp-7;
+    ge = ge * r2 + 0x1.5555555555556p-5;
+    go = go * r2 + 0x1.5555555555557p-3;
+    ge = ge * r2 + 0.5;
+    const vd g = go * r + ge;
+    const vd p = (g * r + 1.0) * r + 1.0;
+#if defined(ORR_ISA_AVX512)
+    return (vd)_mm512_scalef_pd((__m512d)p, (__m512d)n);
+#else
+    /* t's bits are those of the shifter plus n (a positive integer), so a
+     * logical shift halves n rounding down, as an arithmetic one would:
+     * SSE2 and AVX2 have no 64-bit arithmetic shift. */
+    const vu tb = (vu)t, sb = (vu)vd_set1(shifter);
+    vi ni = (vi)(tb - sb), n1 = (vi)((tb >> 1) - (sb >> 1)), n2 = ni - n1;
     vd s1 = (vd)((n1 + 1023) << 52), s2 = (vd)((n2 + 1023) << 52);
-    return vd_blend(underflow, vd_set1(0.0), p * s1 * s2);
+    return p * s1 * s2;
+#endif
 }
 
 /* How the background is computed: vectorised Hernquist (classic with
@@ -71,8 +87,8 @@ static enum bg_kind bg_kind_of(const sep_model_consts *mc)
 /* Node sums of one direction. bgk and ns are compile-time constants in
  * each specialisation below, so the branches and the stream loop vanish. */
 VEC_INLINE double sums_body(const sep_model_consts *mc, const enum bg_kind bgk, const int ns,
-                            const sep_direction *d, const double *r_point, const double *qw_r3_N,
-                            int cpad, double *st_out)
+                            const sep_direction *d, const sep_stream_quad *q, const double *r_point,
+                            const double *qw_r3_N, int cpad, double *st_out)
 {
     const double lsin = d->lsin, lcos = d->lcos, bsin = d->bsin, bcos = d->bcos;
     vd bg = vd_set1(0.0);
@@ -100,15 +116,13 @@ VEC_INLINE double sums_body(const sep_model_consts *mc, const enum bg_kind bgk, 
             }
         }
         bg += h;
+        /* unrolled, so the accumulators stay in registers (GCC's -O2 keeps
+         * the loop and st[] in memory otherwise) */
+#pragma GCC unroll 8
         for (int s = 0; s < ns; s++) {
-            const double *a = mc->stream_a[s], *cc = mc->stream_c[s];
-            vd dx = x - cc[0], dy = y - cc[1], dz = z - cc[2];
-            const vd dot = a[0] * dx + a[1] * dy + a[2] * dz;
-            dx -= dot * a[0];
-            dy -= dot * a[1];
-            dz -= dot * a[2];
-            const vd d2 = dx * dx + dy * dy + dz * dz;
-            st[s] += qw * vexp(d2 * mc->stream_neg_inv_sigma_sq2[s]);
+            /* sep_stream_exponent (nodes.h), lane-wise */
+            const vd t = r - q[s].r0;
+            st[s] += qw * vexp(q[s].k2 * t * t + q[s].d0);
         }
     }
     for (int s = 0; s < ns; s++)
@@ -118,22 +132,37 @@ VEC_INLINE double sums_body(const sep_model_consts *mc, const enum bg_kind bgk, 
 
 #define SUMS_FOR(BGK)                                                                          \
     switch (mc->n_streams) {                                                                   \
-    case 0: return sums_body(mc, BGK, 0, d, rp, qw, cpad, st);            \
-    case 1: return sums_body(mc, BGK, 1, d, rp, qw, cpad, st);            \
-    case 2: return sums_body(mc, BGK, 2, d, rp, qw, cpad, st);            \
-    case 3: return sums_body(mc, BGK, 3, d, rp, qw, cpad, st);            \
-    case 4: return sums_body(mc, BGK, 4, d, rp, qw, cpad, st);            \
-    default: return sums_body(mc, BGK, mc->n_streams, d, rp, qw, cpad, st); \
+    case 0: return sums_body(mc, BGK, 0, d, q, rp, qw, cpad, st);                              \
+    case 1: return sums_body(mc, BGK, 1, d, q, rp, qw, cpad, st);                              \
+    case 2: return sums_body(mc, BGK, 2, d, q, rp, qw, cpad, st);                              \
+    case 3: return sums_body(mc, BGK, 3, d, q, rp, qw, cpad, st);                              \
+    case 4: return sums_body(mc, BGK, 4, d, q, rp, qw, cpad, st);                              \
+    default: return sums_body(mc, BGK, mc->n_streams, d, q, rp, qw, cpad, st);                 \
     }
 
-static double node_sums(const sep_model_consts *mc, const sep_direction *d, const double *rp,
-                        const double *qw, int cpad, double *st)
+/* Node sums of direction d, q its streams' quadratics. */
+static double sums_quad(const sep_model_consts *mc, const sep_direction *d, const sep_stream_quad *q,
+                        const double *rp, const double *qw, int cpad, double *st)
 {
     switch (bg_kind_of(mc)) {
     case BG_HERNQUIST: SUMS_FOR(BG_HERNQUIST)
     case BG_HERNQUIST_DISK: SUMS_FOR(BG_HERNQUIST_DISK)
     default: SUMS_FOR(BG_LANES)
     }
+}
+
+static void stream_quads(const sep_model_consts *mc, const sep_direction *d, sep_stream_quad *q)
+{
+    for (int s = 0; s < mc->n_streams; s++)
+        sep_stream_quadratic(mc, s, d, &q[s]);
+}
+
+static double node_sums(const sep_model_consts *mc, const sep_direction *d, const double *rp,
+                        const double *qw, int cpad, double *st)
+{
+    sep_stream_quad q[SEP_MAX_STREAMS];
+    stream_quads(mc, d, q);
+    return sums_quad(mc, d, q, rp, qw, cpad, st);
 }
 
 /* One chunk: the reference's cell loop and Kahan updates, with the node
@@ -150,9 +179,11 @@ static void integral_chunk(const sep_simd_tables *tb, int area, int nu_step, int
     memset(p, 0, sizeof *p);
     for (int k = mu_begin; k < mu_end; k++) {
         sep_direction d;
+        sep_stream_quad q[SEP_MAX_STREAMS];
         sep_column_direction(mc, t, nu_step, k, &d);
+        stream_quads(mc, &d, q);
         for (int i = 0; i < t->r_steps; i++) {
-            double bgs = node_sums(mc, &d, tb->r_point[area] + (size_t)i * cpad,
+            double bgs = sums_quad(mc, &d, q, tb->r_point[area] + (size_t)i * cpad,
                                    tb->qw[area] + (size_t)i * cpad, cpad, st_cell);
             sep_partial_add_cell(p, id * t->irv[i], t->reff_xr_rp3[i], bgs, st_cell, mc->n_streams);
         }

@@ -28,6 +28,7 @@
 
 typedef double vd __attribute__((vector_size(VW * sizeof(double))));
 typedef int64_t vi __attribute__((vector_size(VW * sizeof(double))));
+typedef uint64_t vu __attribute__((vector_size(VW * sizeof(double))));
 
 #define VEC_INLINE static inline __attribute__((always_inline))
 
@@ -55,8 +56,29 @@ VEC_INLINE vd vd_sqrt(vd x)
 /* mask lanes all ones: a, else b */
 VEC_INLINE vd vd_blend(vi mask, vd a, vd b) { return (vd)((mask & (vi)a) | (~mask & (vi)b)); }
 VEC_INLINE vd vd_abs(vd x) { return (vd)((vi)x & vi_set1(INT64_MAX)); }
-VEC_INLINE vd vd_max(vd a, vd b) { return vd_blend(a > b, a, b); }
-VEC_INLINE vd vd_min(vd a, vd b) { return vd_blend(a < b, a, b); }
+/* a > b ? a : b and a < b ? a : b, NaN and signed zeros included: exactly
+ * what the max/min instructions do (one instruction, not a blend). */
+VEC_INLINE vd vd_max(vd a, vd b)
+{
+#if defined(ORR_ISA_AVX512)
+    return (vd)_mm512_max_pd((__m512d)a, (__m512d)b);
+#elif defined(ORR_ISA_AVX2)
+    return (vd)_mm256_max_pd((__m256d)a, (__m256d)b);
+#else
+    return (vd)_mm_max_pd((__m128d)a, (__m128d)b);
+#endif
+}
+
+VEC_INLINE vd vd_min(vd a, vd b)
+{
+#if defined(ORR_ISA_AVX512)
+    return (vd)_mm512_min_pd((__m512d)a, (__m512d)b);
+#elif defined(ORR_ISA_AVX2)
+    return (vd)_mm256_min_pd((__m256d)a, (__m256d)b);
+#else
+    return (vd)_mm_min_pd((__m128d)a, (__m128d)b);
+#endif
+}
 
 /* Lanes summed in a fixed order (pairwise halves), so a path's result
  * does not depend on anything but its inputs. */
