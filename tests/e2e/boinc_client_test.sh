@@ -48,10 +48,10 @@ password=orrery-test
 port=$((40000 + RANDOM % 20000))
 search="0.571713 12.312119 -3.305187 148.010257 22.453902 0.42035 -0.468858 0.760579 -1.361644 177.884238 23.882892 1.210639 -1.611974 8.534378 -1.361644 177.884238 10.882892 1.210639 -1.611974 8.534378"
 stars="$data/stars/stars-11.txt.gz"
-# small11 on an 8 times finer grid: about ten seconds on one core even for
+# small11 on a 32 times finer grid: about ten seconds on one core even for
 # the fast kernels, so there is time to checkpoint, suspend and resume.
 zcat "$data/params_head/astronomy_parameters-11-small.txt.gz" |
-    sh "$refine_grid" 4 2 1 >"$work/refined.txt"
+    sh "$refine_grid" 4 4 2 >"$work/refined.txt"
 # The work unit as a project generates it, and what the templates say.
 "$wugen" --checker "$app" -a "$work/refined.txt" -s "$stars" -p "$search" -n wu -o "$work/wu" \
     >"$work/wugen.log" 2>&1 || fail "orrery-wugen: $(tail -2 "$work/wugen.log")"

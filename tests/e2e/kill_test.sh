@@ -26,9 +26,9 @@ trap 'kill -9 $(jobs -p) 2>/dev/null; rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*"; echo "(seed $seed; folder kept: $work)"; trap - EXIT; exit 1; }
 
 stars="$data/stars/stars-11.txt.gz"
-work_params() { # small11 on a grid 16 times finer: long enough for a dozen kills
+work_params() { # small11 on a grid 32 times finer: long enough for a dozen kills
     zcat "$data/params_head/astronomy_parameters-11-small.txt.gz" |
-        sh "$refine_grid" 4 2 2
+        sh "$refine_grid" 4 4 2
 }
 search=(0.571713 12.312119 -3.305187 148.010257 22.453902 0.42035 -0.468858 0.760579
         -1.361644 177.884238 23.882892 1.210639 -1.611974 8.534378 -1.361644 177.884238
