@@ -1,0 +1,200 @@
+#!/bin/bash
+# Orrery's CPU separation app against MilkyWay@Home's own separation 1.02
+# (issue 29), side by side on one machine in one run. On small11 and on a
+# grid 16 times finer (BENCH_X16, default tools/refine-grid.sh 4 2 2:
+# 560x320x128 = 22.9 M cells), one thread each, it times upstream's default
+# path (the one it picks itself; its log names it), upstream --force-sse2 and
+# every Orrery CPU path this CPU runs. The runs are interleaved (round robin,
+# BENCH_REPEATS rounds) so that a slow spell of the machine hits every
+# program alike. Timed: CPU seconds (user + sys) of the whole process, read
+# from bash's `time` (the child's rusage); the minimum over the rounds gives
+# the ratios, the median is printed beside it. "x upstream" is upstream's
+# default time / this program's time (above 1: faster than upstream),
+# "x up-sse2" the same against upstream --force-sse2 (like for like for
+# Orrery's sse2 path). Both programs read the same plain-text files (upstream
+# reads no gzip). Every run's search likelihood is printed and compared with
+# upstream's (on stripe 12, where upstream does not run: with the 1-thread
+# run's) within 1e-12, the CPU tolerance of expected.json: a run that
+# disagrees, fails or changes its result between rounds is marked and the
+# script exits 1, so that a broken run cannot pass for a fast one.
+#
+# With BENCH_THREADS=N, Orrery's best path also runs on N threads beside
+# its 1-thread run, and the thread scaling (wall seconds, 1 thread / N
+# threads, as a multiple of N) is reported for the x16 grid and, with
+# BENCH_STRIPE12=1, for the production stripe 12 (1600x640x1400 cells,
+# params_head/astronomy_parameters-12.txt, stars-12, the file's own
+# parameters; 707 s a run on one Zen 4 core with AVX-512, so it is off by
+# default; upstream is not run there).
+#
+# Usage: bench/separation/vs_upstream.sh [UPSTREAM]
+#   UPSTREAM  the upstream milkyway_separation 1.02 binary (CPU build; how to
+#             build it: ../shared/upstream-reference.md)
+# Environment: UPSTREAM (when no argument is given), ORR_APP (default
+# app_cpu/orrery_cpu), ORR_DATA (default tests/data/milkyway),
+# BENCH_REPEATS (rounds, default 3), BENCH_GRIDS ("small11 x16"; may be
+# empty, to run stripe 12 alone), BENCH_X16
+# (refine-grid factors R MU NU of the x16 grid, default "4 2 2"), BENCH_PATHS
+# (Orrery paths, default "scalar sse2 avx2 avx512"; a path this CPU or build
+# lacks is skipped with the app's message), BENCH_THREADS (N, unset: no
+# thread scaling), BENCH_STRIPE12=1 (thread scaling on stripe 12 too; needs
+# BENCH_THREADS).
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+upstream=${1:-${UPSTREAM:-}}
+[ -n "$upstream" ] || { echo "usage: $0 UPSTREAM (or set UPSTREAM): the upstream milkyway_separation binary" >&2; exit 64; }
+upstream=$(readlink -f "$upstream")
+[ -x "$upstream" ] || { echo "$0: $upstream is not an executable" >&2; exit 66; }
+app=$(readlink -f "${ORR_APP:-$here/../../app_cpu/orrery_cpu}")
+[ -x "$app" ] || { echo "$0: no Orrery app at $app (set ORR_APP)" >&2; exit 66; }
+data=$(readlink -f "${ORR_DATA:-$here/../../tests/data/milkyway}")
+repeats=${BENCH_REPEATS:-3}
+grids=${BENCH_GRIDS-small11 x16}
+x16=${BENCH_X16:-4 2 2}
+paths=${BENCH_PATHS:-scalar sse2 avx2 avx512}
+nthr=${BENCH_THREADS:-}
+stripe12=${BENCH_STRIPE12:-0}
+tol=1e-12
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/orrery-vs-upstream-XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+search="0.571713 12.312119 -3.305187 148.010257 22.453902 0.42035 -0.468858 0.760579 -1.361644 177.884238 23.882892 1.210639 -1.611974 8.534378 -1.361644 177.884238 10.882892 1.210639 -1.611974 8.534378"
+zcat "$data/params_head/astronomy_parameters-11-small.txt.gz" >"$work/small11.txt"
+zcat "$data/stars/stars-11.txt.gz" >"$work/stars-11.txt"
+# shellcheck disable=SC2086
+sh "$here/../../tools/refine-grid.sh" $x16 <"$work/small11.txt" >"$work/x16.txt"
+if [ "$stripe12" = 1 ]; then
+    [ -n "$nthr" ] || { echo "$0: BENCH_STRIPE12=1 needs BENCH_THREADS=N" >&2; exit 64; }
+    p12=$data/params_head/astronomy_parameters-12.txt.gz
+    [ -f "$p12" ] || { echo "$0: no stripe-12 parameter file at $p12" >&2; exit 66; }
+    zcat "$p12" >"$work/stripe12.txt"
+    zcat "$data/stars/stars-12.txt.gz" >"$work/stars-12.txt"
+    grids="$grids stripe12"
+fi
+
+cells() { # the grid's r x mu x nu cell count
+    awk -F'[:,]' '/^(r|mu|nu)\[min,max,steps\]:/ { n = (n ? n : 1) * $6 } END { printf "%d", n }' "$1"
+}
+
+# One run: the command line is "$@", run in a fresh folder; records wall,
+# user+sys CPU seconds and the search likelihood, or the failure.
+declare -A cpu wall like fail note
+run_one() { # key, then the command line
+    local key=$1 dir t
+    shift
+    dir=$(mktemp -d "$work/run-XXXXXX")
+    local TIMEFORMAT='%3R %3U %3S'
+    if { time (cd "$dir" && "$@" >out.txt 2>&1); } 2>"$dir/time.txt"; then
+        read -r w u s <"$dir/time.txt"
+        cpu[$key]="${cpu[$key]:-} $(awk -v u="$u" -v s="$s" 'BEGIN { printf "%.3f", u + s }')"
+        wall[$key]="${wall[$key]:-} $w"
+        t=$(sed -n 's:.*<search_likelihood> *\([^ <]*\).*:\1:p' "$dir/out.txt" | head -1)
+        [ -n "$t" ] || t=none
+        # the likelihood must be the same in every round
+        if [ -n "${like[$key]:-}" ] && [ "${like[$key]}" != "$t" ]; then t="varies(${like[$key]},$t)"; fi
+        like[$key]=$t
+        [ -n "${note[$key]:-}" ] || note[$key]=$(sed -n 's/^Using \(.*\) path$/\1/p' "$dir/out.txt" | head -1)
+    else
+        fail[$key]=$(grep -v '^ *$' "$dir/out.txt" | tail -1)
+    fi
+    rm -rf "$dir"
+}
+
+stat() { # min|median of a list of numbers
+    echo "$2" | tr ' ' '\n' | grep . | sort -g | awk -v w="$1" '{ v[NR] = $1 }
+        END { if (!NR) exit; if (w == "min") print v[1]; else print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+# The programs of each grid, in run order: key|label|threads|command.
+programs() { # grid
+    local g=$1 args stars
+    if [ "$g" = stripe12 ]; then args=""; stars=$work/stars-12.txt; else args="-np 20 -p $search"; stars=$work/stars-11.txt; fi
+    if [ "$g" != stripe12 ]; then
+        echo "up|upstream default|1|$upstream -i -c -a $work/$g.txt -s $stars $args"
+        echo "upsse2|upstream --force-sse2|1|$upstream -i -c --force-sse2 -a $work/$g.txt -s $stars $args"
+        for p in $paths; do
+            echo "$p|orrery $p|1|$app -i -c --no-progress --cpu-path=$p --nthreads 1 -a $work/$g.txt -s $stars $args"
+        done
+    else
+        echo "$best|orrery $best|1|$app -i -c --no-progress --cpu-path=$best --nthreads 1 -a $work/$g.txt -s $stars $args"
+    fi
+    if [ -n "$nthr" ] && [ "$g" != small11 ]; then
+        echo "$best.n|orrery $best|$nthr|$app -i -c --no-progress --cpu-path=$best --nthreads $nthr -a $work/$g.txt -s $stars $args"
+    fi
+}
+
+# Orrery's best path: the last of BENCH_PATHS that this CPU and build run.
+best=
+for p in $paths; do
+    if "$app" --cpu-path="$p" --nthreads 1 -i -a "$work/small11.txt" -s /nonexistent-stars >"$work/probe.txt" 2>&1 ||
+        ! grep -q "cannot run it\|unknown path" "$work/probe.txt"; then best=$p; fi
+done
+[ -n "$best" ] || { echo "$0: Orrery runs none of: $paths" >&2; exit 1; }
+
+echo "# $(date -u +%Y-%m-%d), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores"
+echo "# upstream: $upstream ($("$upstream" --version 2>&1 | head -1))"
+echo "# orrery: $app; best path here: $best"
+echo "# load average at the start: $(cut -d' ' -f1-3 /proc/loadavg) (other jobs on the machine skew the times, threads most)"
+echo "# CPU seconds (user+sys, whole process), min and median of $repeats interleaved rounds; 1 thread unless said"
+echo "# ratios from the minimum: x upstream = upstream default s / s, x up-sse2 = upstream --force-sse2 s / s"
+printf '%-8s %-30s %4s %9s %9s %9s %10s %10s  %s\n' grid program thr "min s" "median s" "wall s" \
+    "x upstream" "x up-sse2" "search_likelihood"
+bad=0
+declare -A scaling
+for g in $grids; do
+    mapfile -t progs < <(programs "$g")
+    for ((round = 1; round <= repeats; round++)); do
+        for line in "${progs[@]}"; do
+            IFS='|' read -r key _ _ cmd <<<"$line"
+            [ -z "${fail[$g.$key]:-}" ] || continue
+            # shellcheck disable=SC2086
+            run_one "$g.$key" $cmd
+        done
+    done
+    # the likelihood every run must give: upstream's, else the first program's
+    ref_like=${like[$g.up]:-}
+    if [ -z "$ref_like" ]; then IFS='|' read -r key _ <<<"${progs[0]}"; ref_like=${like[$g.$key]:-}; fi
+    up_min=$(stat min "${cpu[$g.up]:-}")
+    sse_min=$(stat min "${cpu[$g.upsse2]:-}")
+    for line in "${progs[@]}"; do
+        IFS='|' read -r key label thr _ <<<"$line"
+        k=$g.$key
+        if [ -n "${fail[$k]:-}" ]; then
+            printf '%-8s %-30s %4s  skipped: %s\n' "$g" "$label" "$thr" "${fail[$k]}"
+            case ${fail[$k]} in *"cannot run it"* | *"unknown path"*) ;; *) bad=1 ;; esac
+            continue
+        fi
+        [ -z "${note[$k]:-}" ] || label="$label (${note[$k]})"
+        mn=$(stat min "${cpu[$k]}")
+        md=$(stat median "${cpu[$k]}")
+        wl=$(stat min "${wall[$k]}")
+        ok=""
+        ok=$(awk -v a="${like[$k]}" -v b="$ref_like" -v t="$tol" 'BEGIN {
+            d = a - b; if (d < 0) d = -d
+            if (a !~ /^-?[0-9.]+(e[-+]?[0-9]+)?$/ || b !~ /^-?[0-9.]+(e[-+]?[0-9]+)?$/ || d > t)
+                print " MISMATCH vs " b }')
+        [ -z "$ok" ] || bad=1
+        awk -v g="$g" -v l="$label" -v t="$thr" -v mn="$mn" -v md="$md" -v wl="$wl" -v up="$up_min" \
+            -v ss="$sse_min" -v lk="${like[$k]}$ok" 'BEGIN {
+            printf "%-8s %-30s %4s %9.3f %9.3f %9.3f %10s %10s  %s\n", g, l, t, mn, md, wl,
+                (up == "" || t != 1) ? "-" : sprintf("%.2f", up / mn),
+                (ss == "" || t != 1) ? "-" : sprintf("%.2f", ss / mn), lk }'
+    done
+    if [ -n "$nthr" ] && [ -n "${wall[$g.$best]:-}" ] && [ -n "${wall[$g.$best.n]:-}" ]; then
+        scaling[$g]="$(stat min "${wall[$g.$best]}") $(stat min "${wall[$g.$best.n]}")"
+    fi
+    echo "# $g: $(cells "$work/$g.txt") cells"
+done
+
+if [ -n "$nthr" ]; then
+    echo "# thread scaling, orrery $best, wall seconds (min of $repeats): 1 thread / $nthr threads"
+    printf '%-8s %9s %9s %9s %11s\n' grid "1 thr s" "$nthr thr s" speed-up scaling
+    for g in $grids; do
+        [ -n "${scaling[$g]:-}" ] || continue
+        read -r w1 wn <<<"${scaling[$g]}"
+        awk -v g="$g" -v a="$w1" -v b="$wn" -v n="$nthr" 'BEGIN {
+            printf "%-8s %9.3f %9.3f %9.2f %9.2f*N\n", g, a, b, a / b, a / b / n }'
+    done
+fi
+echo "# load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
+[ "$bad" = 0 ] || { echo "# FAILED: a run failed or its likelihood disagrees with upstream's (see above)"; exit 1; }
