@@ -27,8 +27,24 @@
 # default; upstream is not run there).
 #
 # Usage: bench/separation/vs_upstream.sh [UPSTREAM]
-#   UPSTREAM  the upstream milkyway_separation 1.02 binary (CPU build; how to
-#             build it: ../shared/upstream-reference.md)
+#   UPSTREAM  the upstream milkyway_separation 1.02 binary, a CPU build
+#             made outside this tree (never commit its source or binary):
+#             the tag separation_1.02 of github.com/Milkyway-at-home/
+#             milkywayathome_client, with its tools/ and separation/tests/
+#             (git archive leaves them out; extract them too); then
+#               cmake SRC -DSEPARATION=ON -DNBODY=OFF -DBOINC_APPLICATION=OFF
+#                 -DBOINC_RELEASE=OFF -DSEPARATION_OPENCL=OFF -DDOUBLEPREC=ON
+#                 -DCMAKE_BUILD_TYPE=Release -DCMAKE_POLICY_VERSION_MINIMUM=3.5
+#               make milkyway_separation
+#             With gcc 12 and a current cmake two textual fixes are needed,
+#             neither touching the maths: drop the extra `CACHE INTERNAL
+#             "..."` arguments of check_include_files in
+#             cmake_modules/CheckSSE2.cmake, and replace the en-dash by '-'
+#             in the unused mw_fract macro of
+#             milkyway/include/milkyway_math_{double,float}.h. The binary
+#             needs only libc and libm, so it runs on other machines too.
+#             On small11 it gives the published -3.125097883803232, the
+#             likelihood every run here is checked against.
 # Environment: UPSTREAM (when no argument is given), ORR_APP (default
 # app_cpu/orrery_cpu), ORR_DATA (default tests/data/milkyway),
 # BENCH_REPEATS (rounds, default 3), BENCH_GRIDS ("small11 x16"; may be

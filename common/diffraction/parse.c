@@ -663,7 +663,7 @@ static orr_status check_shapes(parser *p)
         const dif_layer *ly = &wu->layers[l];
         for (int i = ly->first_shape; i < ly->first_shape + ly->n_shapes; i++) {
             const dif_shape *a = &wu->shapes[i];
-            double ax, ay;
+            double ax = 0, ay = 0;
             if (!two_d && (a->kind == DIF_ELLIPSE || !a->full_y))
                 return orr_fail(p->err, ORR_ERR_INPUT,
                                 "%s:%d: shape: %s in a line grating (one period): only lines, "
@@ -677,7 +677,7 @@ static orr_status check_shapes(parser *p)
                                 a->line, 2 * ax, 2 * ay);
             for (int j = ly->first_shape; j < i; j++) {
                 const dif_shape *b = &wu->shapes[j];
-                double bx, by;
+                double bx = 0, by = 0;
                 shape_extent(p, b, ly->thickness, &bx, &by);
                 if (periodic_overlap(a->x, ax, b->x, bx, wu->period_x) &&
                     (!two_d || periodic_overlap(a->y, ay, b->y, by, wu->period_y)))

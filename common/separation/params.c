@@ -140,7 +140,7 @@ static orr_status take(cursor *c, const char *name, int count, double *out)
 
 static orr_status take_int(cursor *c, const char *name, long lo, long hi, int *out)
 {
-    double v;
+    double v = 0;
     int line = c->pos < c->count ? c->lines[c->pos].line : c->last_line;
     orr_status s = take(c, name, 1, &v);
     if (s != ORR_OK)
@@ -154,7 +154,7 @@ static orr_status take_int(cursor *c, const char *name, long lo, long hi, int *o
 
 static orr_status take_flags(cursor *c, const char *name, int count, int *out)
 {
-    double v[MAX_VALUES];
+    double v[MAX_VALUES] = {0};
     int line = c->pos < c->count ? c->lines[c->pos].line : c->last_line;
     orr_status s = take(c, name, count, v);
     if (s != ORR_OK)
@@ -228,7 +228,7 @@ static orr_status take_header(cursor *c, sep_params *p)
  * checked and dropped. */
 static orr_status take_background(cursor *c, sep_params *p)
 {
-    double v[MAX_VALUES];
+    double v[MAX_VALUES] = {0};
     TRY(take(c, "background_parameters", p->n_bg_params, p->bg));
     TRY(take(c, "background_step", p->n_bg_params, v));
     TRY(take(c, "background_min", p->n_bg_params, v));
@@ -239,7 +239,7 @@ static orr_status take_background(cursor *c, sep_params *p)
 /* One stream's block; steps and bounds dropped as for the background. */
 static orr_status take_stream(cursor *c, sep_stream *st)
 {
-    double v[MAX_VALUES];
+    double v[MAX_VALUES] = {0};
     TRY(take(c, "stream_weight", 1, &st->weight));
     TRY(take(c, "stream_weight_step", 1, v));
     TRY(take(c, "stream_weight_min", 1, v));
@@ -259,7 +259,7 @@ static orr_status take_stream(cursor *c, sep_stream *st)
 
 static orr_status take_streams(cursor *c, sep_params *p)
 {
-    double v[MAX_VALUES];
+    double v[MAX_VALUES] = {0};
     TRY(take(c, "number_streams", 2, v));
     if (v[0] != floor(v[0]) || v[0] < 1 || v[0] > SEP_MAX_STREAMS || v[1] != 5)
         return orr_fail(c->err, ORR_ERR_INPUT,
