@@ -60,9 +60,10 @@ VEC_INLINE vd vexp(vd x)
 #if defined(ORR_ISA_AVX512)
     return (vd)_mm512_scalef_pd((__m512d)p, (__m512d)n);
 #else
-    /* t's bits are those of the shifter plus n (a positive integer), so a
-     * logical shift halves n rounding down, as an arithmetic one would:
-     * SSE2 and AVX2 have no 64-bit arithmetic shift. */
+    /* t's bits, read as an unsigned integer, are the shifter's (even) plus
+     * n, so shifting them right by one and taking away half the shifter's
+     * gives floor(n / 2), as an arithmetic shift of n would: SSE2 and AVX2
+     * have no 64-bit arithmetic shift. */
     const vu tb = (vu)t, sb = (vu)vd_set1(shifter);
     vi ni = (vi)(tb - sb), n1 = (vi)((tb >> 1) - (sb >> 1)), n2 = ni - n1;
     vd s1 = (vd)((n1 + 1023) << 52), s2 = (vd)((n2 + 1023) << 52);
