@@ -66,11 +66,7 @@ VEC_INLINE vd vexp(vd x)
      * halves below, in 2 operations instead of 9 (AVX2 small11 8% faster,
      * Zen 4). Subnormal and zero results take the two halves. */
     const vi below = n < -1021.0;
-#if defined(ORR_ISA_AVX2)
-    const int any_below = _mm256_movemask_pd((__m256d)below);
-#else
-    const int any_below = _mm_movemask_pd((__m128d)below);
-#endif
+    const int any_below = VD_OP(movemask)((VD_NATIVE)below);
     if (__builtin_expect(!any_below, 1))
         return (vd)((vi)p + ((vi)(tb - sb) << 52));
     /* The halves: t's bits, read as an unsigned integer, are the shifter's

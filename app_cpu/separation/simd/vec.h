@@ -3,7 +3,8 @@
  * ORR_ISA_AVX512 / ORR_ISA_AVX2 / ORR_ISA_SSE2 defined. vd holds VW doubles
  * (GCC vector extensions, so + - * / and comparisons are native and the
  * compiler fuses multiply-adds); this header adds only what the extensions
- * lack: square root, blends, loads and a horizontal sum. */
+ * lack: square root, max/min, blends, loads and a horizontal sum, the
+ * intrinsics named once per ISA (VD_OP, VD_NATIVE). */
 #ifndef ORRERY_SIMD_VEC_H
 #define ORRERY_SIMD_VEC_H
 
@@ -14,14 +15,20 @@
 #include <immintrin.h>
 #define VW 8
 #define ISA_SUFFIX avx512
+#define VD_NATIVE __m512d
+#define VD_OP(op) _mm512_##op##_pd
 #elif defined(ORR_ISA_AVX2)
 #include <immintrin.h>
 #define VW 4
 #define ISA_SUFFIX avx2
+#define VD_NATIVE __m256d
+#define VD_OP(op) _mm256_##op##_pd
 #elif defined(ORR_ISA_SSE2)
 #include <emmintrin.h>
 #define VW 2
 #define ISA_SUFFIX sse2
+#define VD_NATIVE __m128d
+#define VD_OP(op) _mm_##op##_pd
 #else
 #error "define the ISA this kernel is compiled for"
 #endif
@@ -42,43 +49,15 @@ VEC_INLINE vd vd_load(const double *p)
     return v;
 }
 
-VEC_INLINE vd vd_sqrt(vd x)
-{
-#if defined(ORR_ISA_AVX512)
-    return (vd)_mm512_sqrt_pd((__m512d)x);
-#elif defined(ORR_ISA_AVX2)
-    return (vd)_mm256_sqrt_pd((__m256d)x);
-#else
-    return (vd)_mm_sqrt_pd((__m128d)x);
-#endif
-}
+VEC_INLINE vd vd_sqrt(vd x) { return (vd)VD_OP(sqrt)((VD_NATIVE)x); }
 
 /* mask lanes all ones: a, else b */
 VEC_INLINE vd vd_blend(vi mask, vd a, vd b) { return (vd)((mask & (vi)a) | (~mask & (vi)b)); }
 VEC_INLINE vd vd_abs(vd x) { return (vd)((vi)x & vi_set1(INT64_MAX)); }
 /* a > b ? a : b and a < b ? a : b, NaN and signed zeros included: exactly
  * what the max/min instructions do (one instruction, not a blend). */
-VEC_INLINE vd vd_max(vd a, vd b)
-{
-#if defined(ORR_ISA_AVX512)
-    return (vd)_mm512_max_pd((__m512d)a, (__m512d)b);
-#elif defined(ORR_ISA_AVX2)
-    return (vd)_mm256_max_pd((__m256d)a, (__m256d)b);
-#else
-    return (vd)_mm_max_pd((__m128d)a, (__m128d)b);
-#endif
-}
-
-VEC_INLINE vd vd_min(vd a, vd b)
-{
-#if defined(ORR_ISA_AVX512)
-    return (vd)_mm512_min_pd((__m512d)a, (__m512d)b);
-#elif defined(ORR_ISA_AVX2)
-    return (vd)_mm256_min_pd((__m256d)a, (__m256d)b);
-#else
-    return (vd)_mm_min_pd((__m128d)a, (__m128d)b);
-#endif
-}
+VEC_INLINE vd vd_max(vd a, vd b) { return (vd)VD_OP(max)((VD_NATIVE)a, (VD_NATIVE)b); }
+VEC_INLINE vd vd_min(vd a, vd b) { return (vd)VD_OP(min)((VD_NATIVE)a, (VD_NATIVE)b); }
 
 /* Lanes summed in a fixed order (pairwise halves), so a path's result
  * does not depend on anything but its inputs. */
