@@ -23,23 +23,6 @@
 #define CAT(a, b) CAT2(a, b)
 #define KERNELS CAT(sep_simd, ISA_SUFFIX)
 
-/* exp: x = n ln2 + r with |r| <= ln2/2 (Cody-Waite, ln2 split so n*LN2_HI
- * is exact), exp(r) = 1 + r (1 + r G(r)) with G a degree-10 polynomial fit
- * to (exp(r) - 1 - r) / r^2 (error below 2e-18, r^2 times that in exp),
- * evaluated as its even and odd halves in r^2: two chains of 5 and 4
- * multiply-adds instead of one of 13, the same operation count and the
- * same accuracy as the Taylor series to r^13 it replaces. Then 2^n in two
- * halves so results down to the subnormal range come out right (AVX-512:
- * vscalefpd, one rounding, the same bits). x is clamped to [-1400, 709.78]:
- * at -1400 both halves are 2^-1010 and their product rounds to 0 (so do
- * -inf and NaN); the result above 709.78 is clamped (our arguments are
- * never positive). About 1 ulp against glibc; tested. */
-/* m exps at once, in place: each step is taken for every x[j] before the
- * next, so the m dependent chains are interleaved in the instruction
- * stream and the core overlaps them (one chain at a time left SSE2 and
- * AVX2 waiting on latency: the next chain lay beyond the scheduler). m is
- * a compile-time constant where it is called. Each lane's operations are
- * those of one exp, so the bits do not depend on m. */
 /* Node vectors a step of the node sums (U below): two where registers
  * are few, so that more independent exps are in flight; AVX-512's one
  * vector a step already keeps its ports busy. */
@@ -47,6 +30,25 @@
 #define NODE_VECS (VW == 8 ? 1 : 2)
 #endif
 #define VEXP_MAX (SEP_MAX_STREAMS * NODE_VECS)
+
+/* exp of m vectors x[0..m), in place. x = n ln2 + r with |r| <= ln2/2
+ * (Cody-Waite, ln2 split so n*ln2_hi is exact), exp(r) = 1 + r (1 + r G(r))
+ * with G a degree-10 polynomial fit to (exp(r) - 1 - r) / r^2 (error below
+ * 2e-18, r^2 times that in exp), evaluated as its even and odd halves in
+ * r^2: two chains of 5 and 4 multiply-adds instead of one of 13, the same
+ * operation count and the same accuracy as the Taylor series to r^13 it
+ * replaces. Then 2^n in two halves so results down to the subnormal range
+ * come out right (AVX-512: vscalefpd, one rounding, the same bits). x is
+ * clamped to [-1400, 709.78]: at -1400 both halves are 2^-1010 and their
+ * product rounds to 0 (so do -inf and NaN); the result above 709.78 is
+ * clamped (our arguments are never positive). About 1 ulp against glibc;
+ * tested.
+ * Each step is taken for every x[j] before the next, so the m dependent
+ * chains are interleaved in the instruction stream and the core overlaps
+ * them (one chain at a time left SSE2 and AVX2 waiting on latency: the
+ * next chain lay beyond the scheduler). m is a compile-time constant where
+ * it is called. Each lane's operations are those of one exp, so the bits
+ * do not depend on m. */
 VEC_INLINE void vexp_n(vd *x, const int m)
 {
     const double shifter = 0x1.8p52;   /* adding it rounds to an integer */
@@ -106,17 +108,7 @@ VEC_INLINE void vexp_n(vd *x, const int m)
 #undef EACH
 }
 
-/* exp: x = n ln2 + r with |r| <= ln2/2 (Cody-Waite, ln2 split so n*LN2_HI
- * is exact), exp(r) = 1 + r (1 + r G(r)) with G a degree-10 polynomial fit
- * to (exp(r) - 1 - r) / r^2 (error below 2e-18, r^2 times that in exp),
- * evaluated as its even and odd halves in r^2: two chains of 5 and 4
- * multiply-adds instead of one of 13, the same operation count and the
- * same accuracy as the Taylor series to r^13 it replaces. Then 2^n in two
- * halves so results down to the subnormal range come out right (AVX-512:
- * vscalefpd, one rounding, the same bits). x is clamped to [-1400, 709.78]:
- * at -1400 both halves are 2^-1010 and their product rounds to 0 (so do
- * -inf and NaN); the result above 709.78 is clamped (our arguments are
- * never positive). About 1 ulp against glibc; tested. */
+/* exp of one vector */
 VEC_INLINE vd vexp(vd x)
 {
     vexp_n(&x, 1);
