@@ -184,11 +184,19 @@ static orr_status cpu_star_probs(void *state, const sep_model_consts *mc, const 
     return ORR_OK;
 }
 
-/* A few chunks per thread: the batch's last chunks leave little idle. */
+/* Every batch ends with the threads waiting for its last chunk, so with
+ * several threads a batch gives each of them many: with 4 a thread the
+ * batches of a 16-thread run stopped growing at 8 a thread (0.1 s) and up
+ * to a chunk in 8 was lost at each end, more where some cores run slower
+ * than others. On the lent 16-core Xeon, 16 threads, best of 3: stripe 12
+ * 66.9 -> 60.1 s, x16 1.17 -> 1.04 s (4 -> 32 a thread; 16 came between).
+ * A batch stays under a second or two on slow machines (a quit or a
+ * checkpoint waits for it); one thread waits for nothing. */
 static int cpu_min_batch(void *state)
 {
     const cpu_sep *c = state;
-    return 4 * orr_pool_threads(c->cpu->pool);
+    const int threads = orr_pool_threads(c->cpu->pool);
+    return threads > 1 ? 32 * threads : 1;
 }
 
 static void cpu_sep_release(void *state)
