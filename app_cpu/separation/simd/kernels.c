@@ -12,7 +12,6 @@
  * the reference values, and test_cpu each chunk to the scalar one within
  * 1e-13. */
 #include <math.h>
-#include <stdlib.h>
 
 #include "kernels.h"
 #define SEP_QUAD_REAL long double
@@ -240,63 +239,29 @@ static double node_sums(const sep_model_consts *mc, const sep_direction *d, cons
     return sums_quad(mc, d, q, rp, qw, cpad, st);
 }
 
-/* r steps a block of integral_chunk: 16 x 120 nodes x 2 tables x 8 bytes
- * is 30 KB, within a core's L1 data cache. */
-#define R_BLOCK 16
-
 /* One chunk: the reference's cell loop and Kahan updates, with the node
- * sums vectorised. The sums are computed in blocks of r steps, every
- * direction of the chunk over one block before the next, so that a
- * block's node tables are read from the core's own cache for all the
- * chunk's directions instead of streamed for each (a production stripe's
- * tables are 2.7 MB a line of sight, more than a server core's L2, and
- * with every core doing that the shared cache became the limit); each
- * cell's sums are kept and added afterwards in the reference's order, so
- * the bits are those of a direction at a time. Without memory for the
- * sums the cells are added as they come (the same bits, slower). */
+ * sums vectorised. */
 static void integral_chunk(const sep_simd_tables *tb, int area, int nu_step, int mu_begin,
                            int mu_end, sep_partial *p)
 {
     const sep_model_consts *mc = tb->mc;
     const sep_area_tables *t = &tb->setup->areas[area];
     const double id = t->id[nu_step];
-    const int cpad = tb->cpad, ns = mc->n_streams, nk = mu_end - mu_begin, nr = t->r_steps;
-    const double *rp = tb->r_point[area], *qw = tb->qw[area];
-    const size_t cell_len = 1 + (size_t)ns;   /* background, streams */
-    sep_direction d[SEP_CHUNK_MU];
-    sep_stream_quad q[SEP_CHUNK_MU][SEP_MAX_STREAMS];
-    double one_cell[1 + SEP_MAX_STREAMS];
+    const int cpad = tb->cpad;
+    double st_cell[SEP_MAX_STREAMS];
 
     memset(p, 0, sizeof *p);
-    for (int k = 0; k < nk; k++) {
-        sep_column_direction(mc, t, nu_step, mu_begin + k, &d[k]);
-        stream_quads(mc, &d[k], q[k]);
-    }
-    double *cells = malloc((size_t)nk * nr * cell_len * sizeof *cells);
-    if (!cells) {
-        for (int k = 0; k < nk; k++)
-            for (int i = 0; i < nr; i++) {
-                const size_t at = (size_t)i * cpad;
-                one_cell[0] = sums_quad(mc, &d[k], q[k], rp + at, qw + at, cpad, one_cell + 1);
-                sep_partial_add_cell(p, id * t->irv[i], t->reff_xr_rp3[i], one_cell[0], one_cell + 1, ns);
-            }
-        return;
-    }
-    for (int i0 = 0; i0 < nr; i0 += R_BLOCK) {
-        const int i1 = i0 + R_BLOCK < nr ? i0 + R_BLOCK : nr;
-        for (int k = 0; k < nk; k++)
-            for (int i = i0; i < i1; i++) {
-                double *cell = cells + ((size_t)k * nr + i) * cell_len;
-                const size_t at = (size_t)i * cpad;
-                cell[0] = sums_quad(mc, &d[k], q[k], rp + at, qw + at, cpad, cell + 1);
-            }
-    }
-    for (int k = 0; k < nk; k++)
-        for (int i = 0; i < nr; i++) {
-            const double *cell = cells + ((size_t)k * nr + i) * cell_len;
-            sep_partial_add_cell(p, id * t->irv[i], t->reff_xr_rp3[i], cell[0], cell + 1, ns);
+    for (int k = mu_begin; k < mu_end; k++) {
+        sep_direction d;
+        sep_stream_quad q[SEP_MAX_STREAMS];
+        sep_column_direction(mc, t, nu_step, k, &d);
+        stream_quads(mc, &d, q);
+        for (int i = 0; i < t->r_steps; i++) {
+            double bgs = sums_quad(mc, &d, q, tb->r_point[area] + (size_t)i * cpad,
+                                   tb->qw[area] + (size_t)i * cpad, cpad, st_cell);
+            sep_partial_add_cell(p, id * t->irv[i], t->reff_xr_rp3[i], bgs, st_cell, mc->n_streams);
         }
-    free(cells);
+    }
 }
 
 static void exp_array(const double *x, double *y, int n)

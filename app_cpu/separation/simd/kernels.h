@@ -20,8 +20,7 @@ typedef struct {
 
 typedef struct {
     const char *name;
-    /* Chunk partial sums, as sep_integral_chunks defines them (one chunk,
-     * at most SEP_CHUNK_MU directions). */
+    /* Chunk partial sums, as sep_integral_chunks defines them (one chunk). */
     void (*integral_chunk)(const sep_simd_tables *t, int area, int nu_step, int mu_begin,
                            int mu_end, sep_partial *out);
     /* One direction's node sums without K (a star's probabilities): the
