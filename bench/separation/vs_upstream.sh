@@ -13,18 +13,11 @@
 # "x up-sse2" the same against upstream --force-sse2 (like for like for
 # Orrery's sse2 path). Both programs read the same plain-text files (upstream
 # reads no gzip). Every run's search likelihood is printed and compared with
-# upstream's (on stripe 12, where upstream does not run: with the 1-thread
-# run's) within 1e-12, the CPU tolerance of expected.json: a run that
+# upstream's within 1e-12, the CPU tolerance of expected.json: a run that
 # disagrees, fails or changes its result between rounds is marked and the
 # script exits 1, so that a broken run cannot pass for a fast one.
 #
-# With BENCH_THREADS=N, Orrery's best path also runs on N threads beside
-# its 1-thread run, and the thread scaling (wall seconds, 1 thread / N
-# threads, as a multiple of N) is reported for the x16 grid and, with
-# BENCH_STRIPE12=1, for the production stripe 12 (1600x640x1400 cells,
-# params_head/astronomy_parameters-12.txt, stars-12, the file's own
-# parameters; 707 s a run on one Zen 4 core with AVX-512, so it is off by
-# default; upstream is not run there).
+# Thread scaling, and the ceiling the machine sets it, is threads.sh's.
 #
 # Usage: bench/separation/vs_upstream.sh [UPSTREAM]
 #   UPSTREAM  the upstream milkyway_separation 1.02 binary, a CPU build
@@ -47,13 +40,10 @@
 #             likelihood every run here is checked against.
 # Environment: UPSTREAM (when no argument is given), ORR_APP (default
 # app_cpu/orrery_cpu), ORR_DATA (default tests/data/milkyway),
-# BENCH_REPEATS (rounds, default 3), BENCH_GRIDS ("small11 x16"; may be
-# empty, to run stripe 12 alone), BENCH_X16
+# BENCH_REPEATS (rounds, default 3), BENCH_GRIDS ("small11 x16"), BENCH_X16
 # (refine-grid factors R MU NU of the x16 grid, default "4 2 2"), BENCH_PATHS
 # (Orrery paths, default "scalar sse2 avx2 avx512"; a path this CPU or build
-# lacks is skipped with the app's message), BENCH_THREADS (N, unset: no
-# thread scaling), BENCH_STRIPE12=1 (thread scaling on stripe 12 too; needs
-# BENCH_THREADS).
+# lacks is skipped with the app's message).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 upstream=${1:-${UPSTREAM:-}}
@@ -67,8 +57,6 @@ repeats=${BENCH_REPEATS:-3}
 grids=${BENCH_GRIDS-small11 x16}
 x16=${BENCH_X16:-4 2 2}
 paths=${BENCH_PATHS:-scalar sse2 avx2 avx512}
-nthr=${BENCH_THREADS:-}
-stripe12=${BENCH_STRIPE12:-0}
 tol=1e-12
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/orrery-vs-upstream-XXXXXX")
@@ -79,15 +67,6 @@ zcat "$data/params_head/astronomy_parameters-11-small.txt.gz" >"$work/small11.tx
 zcat "$data/stars/stars-11.txt.gz" >"$work/stars-11.txt"
 # shellcheck disable=SC2086
 sh "$here/../../tools/refine-grid.sh" $x16 <"$work/small11.txt" >"$work/x16.txt"
-if [ "$stripe12" = 1 ]; then
-    [ -n "$nthr" ] || { echo "$0: BENCH_STRIPE12=1 needs BENCH_THREADS=N" >&2; exit 64; }
-    p12=$data/params_head/astronomy_parameters-12.txt.gz
-    [ -f "$p12" ] || { echo "$0: no stripe-12 parameter file at $p12" >&2; exit 66; }
-    zcat "$p12" >"$work/stripe12.txt"
-    zcat "$data/stars/stars-12.txt.gz" >"$work/stars-12.txt"
-    grids="$grids stripe12"
-fi
-
 cells() { # the grid's r x mu x nu cell count
     awk -F'[:,]' '/^(r|mu|nu)\[min,max,steps\]:/ { n = (n ? n : 1) * $6 } END { printf "%d", n }' "$1"
 }
@@ -123,40 +102,23 @@ stat() { # min|median of a list of numbers
 
 # The programs of each grid, in run order: key|label|threads|command.
 programs() { # grid
-    local g=$1 args stars
-    if [ "$g" = stripe12 ]; then args=""; stars=$work/stars-12.txt; else args="-np 20 -p $search"; stars=$work/stars-11.txt; fi
-    if [ "$g" != stripe12 ]; then
-        echo "up|upstream default|1|$upstream -i -c -a $work/$g.txt -s $stars $args"
-        echo "upsse2|upstream --force-sse2|1|$upstream -i -c --force-sse2 -a $work/$g.txt -s $stars $args"
-        for p in $paths; do
-            echo "$p|orrery $p|1|$app -i -c --no-progress --cpu-path=$p --nthreads 1 -a $work/$g.txt -s $stars $args"
-        done
-    else
-        echo "$best|orrery $best|1|$app -i -c --no-progress --cpu-path=$best --nthreads 1 -a $work/$g.txt -s $stars $args"
-    fi
-    if [ -n "$nthr" ] && [ "$g" != small11 ]; then
-        echo "$best.n|orrery $best|$nthr|$app -i -c --no-progress --cpu-path=$best --nthreads $nthr -a $work/$g.txt -s $stars $args"
-    fi
+    local g=$1 args="-np 20 -p $search" stars=$work/stars-11.txt
+    echo "up|upstream default|1|$upstream -i -c -a $work/$g.txt -s $stars $args"
+    echo "upsse2|upstream --force-sse2|1|$upstream -i -c --force-sse2 -a $work/$g.txt -s $stars $args"
+    for p in $paths; do
+        echo "$p|orrery $p|1|$app -i -c --no-progress --cpu-path=$p --nthreads 1 -a $work/$g.txt -s $stars $args"
+    done
 }
-
-# Orrery's best path: the last of BENCH_PATHS that this CPU and build run.
-best=
-for p in $paths; do
-    if "$app" --cpu-path="$p" --nthreads 1 -i -a "$work/small11.txt" -s /nonexistent-stars >"$work/probe.txt" 2>&1 ||
-        ! grep -q "cannot run it\|unknown path" "$work/probe.txt"; then best=$p; fi
-done
-[ -n "$best" ] || { echo "$0: Orrery runs none of: $paths" >&2; exit 1; }
 
 echo "# $(date -u +%Y-%m-%d), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores"
 echo "# upstream: $upstream ($("$upstream" --version 2>&1 | head -1))"
-echo "# orrery: $app; best path here: $best"
-echo "# load average at the start: $(cut -d' ' -f1-3 /proc/loadavg) (other jobs on the machine skew the times, threads most)"
-echo "# CPU seconds (user+sys, whole process), min and median of $repeats interleaved rounds; 1 thread unless said"
+echo "# orrery: $app"
+echo "# load average at the start: $(cut -d' ' -f1-3 /proc/loadavg) (other jobs on the machine skew the times)"
+echo "# CPU seconds (user+sys, whole process), min and median of $repeats interleaved rounds, one thread"
 echo "# ratios from the minimum: x upstream = upstream default s / s, x up-sse2 = upstream --force-sse2 s / s"
 printf '%-8s %-30s %4s %9s %9s %9s %10s %10s  %s\n' grid program thr "min s" "median s" "wall s" \
     "x upstream" "x up-sse2" "search_likelihood"
 bad=0
-declare -A scaling
 for g in $grids; do
     mapfile -t progs < <(programs "$g")
     for ((round = 1; round <= repeats; round++)); do
@@ -196,21 +158,8 @@ for g in $grids; do
                 (up == "" || t != 1) ? "-" : sprintf("%.2f", up / mn),
                 (ss == "" || t != 1) ? "-" : sprintf("%.2f", ss / mn), lk }'
     done
-    if [ -n "$nthr" ] && [ -n "${wall[$g.$best]:-}" ] && [ -n "${wall[$g.$best.n]:-}" ]; then
-        scaling[$g]="$(stat min "${wall[$g.$best]}") $(stat min "${wall[$g.$best.n]}")"
-    fi
     echo "# $g: $(cells "$work/$g.txt") cells"
 done
 
-if [ -n "$nthr" ]; then
-    echo "# thread scaling, orrery $best, wall seconds (min of $repeats): 1 thread / $nthr threads"
-    printf '%-8s %9s %9s %9s %11s\n' grid "1 thr s" "$nthr thr s" speed-up scaling
-    for g in $grids; do
-        [ -n "${scaling[$g]:-}" ] || continue
-        read -r w1 wn <<<"${scaling[$g]}"
-        awk -v g="$g" -v a="$w1" -v b="$wn" -v n="$nthr" 'BEGIN {
-            printf "%-8s %9.3f %9.3f %9.2f %9.2f*N\n", g, a, b, a / b, a / b / n }'
-    done
-fi
 echo "# load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
 [ "$bad" = 0 ] || { echo "# FAILED: a run failed or its likelihood disagrees with upstream's (see above)"; exit 1; }
