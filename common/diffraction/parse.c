@@ -625,6 +625,7 @@ static orr_status missing(parser *p)
 static orr_status shape_extent(parser *p, const dif_shape *sh, double t, double *hx, double *hy)
 {
     const dif_workunit *wu = p->wu;
+    *hx = 0;   /* set on every path, the error's included */
     *hy = sh->full_y ? wu->period_y / 2 : sh->wy / 2;
     switch (sh->kind) {
     case DIF_RECT: *hx = sh->wx / 2; break;
@@ -663,7 +664,7 @@ static orr_status check_shapes(parser *p)
         const dif_layer *ly = &wu->layers[l];
         for (int i = ly->first_shape; i < ly->first_shape + ly->n_shapes; i++) {
             const dif_shape *a = &wu->shapes[i];
-            double ax = 0, ay = 0;
+            double ax, ay;
             if (!two_d && (a->kind == DIF_ELLIPSE || !a->full_y))
                 return orr_fail(p->err, ORR_ERR_INPUT,
                                 "%s:%d: shape: %s in a line grating (one period): only lines, "
@@ -677,7 +678,7 @@ static orr_status check_shapes(parser *p)
                                 a->line, 2 * ax, 2 * ay);
             for (int j = ly->first_shape; j < i; j++) {
                 const dif_shape *b = &wu->shapes[j];
-                double bx = 0, by = 0;
+                double bx, by;
                 shape_extent(p, b, ly->thickness, &bx, &by);
                 if (periodic_overlap(a->x, ax, b->x, bx, wu->period_x) &&
                     (!two_d || periodic_overlap(a->y, ay, b->y, by, wu->period_y)))

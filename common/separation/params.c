@@ -101,9 +101,13 @@ static int peek_is(const cursor *c, const char *name)
     return c->pos < c->count && strcmp(c->lines[c->pos].name, name) == 0;
 }
 
-/* Take the next line, which must be `name` with exactly `count` numbers. */
+/* Take the next line, which must be `name` with exactly `count` numbers.
+ * out is zeroed first, so that no caller reads an unset value whatever
+ * happens. */
 static orr_status take(cursor *c, const char *name, int count, double *out)
 {
+    for (int i = 0; i < count; i++)
+        out[i] = 0.0;
     if (c->pos >= c->count)
         return orr_fail(c->err, ORR_ERR_PARSE, "%s:%d: file ends here, but key '%s' is missing",
                         c->path, c->last_line, name);
@@ -140,7 +144,7 @@ static orr_status take(cursor *c, const char *name, int count, double *out)
 
 static orr_status take_int(cursor *c, const char *name, long lo, long hi, int *out)
 {
-    double v = 0;
+    double v;
     int line = c->pos < c->count ? c->lines[c->pos].line : c->last_line;
     orr_status s = take(c, name, 1, &v);
     if (s != ORR_OK)
@@ -154,7 +158,7 @@ static orr_status take_int(cursor *c, const char *name, long lo, long hi, int *o
 
 static orr_status take_flags(cursor *c, const char *name, int count, int *out)
 {
-    double v[MAX_VALUES] = {0};
+    double v[MAX_VALUES];
     int line = c->pos < c->count ? c->lines[c->pos].line : c->last_line;
     orr_status s = take(c, name, count, v);
     if (s != ORR_OK)
@@ -228,7 +232,7 @@ static orr_status take_header(cursor *c, sep_params *p)
  * checked and dropped. */
 static orr_status take_background(cursor *c, sep_params *p)
 {
-    double v[MAX_VALUES] = {0};
+    double v[MAX_VALUES];
     TRY(take(c, "background_parameters", p->n_bg_params, p->bg));
     TRY(take(c, "background_step", p->n_bg_params, v));
     TRY(take(c, "background_min", p->n_bg_params, v));
@@ -239,7 +243,7 @@ static orr_status take_background(cursor *c, sep_params *p)
 /* One stream's block; steps and bounds dropped as for the background. */
 static orr_status take_stream(cursor *c, sep_stream *st)
 {
-    double v[MAX_VALUES] = {0};
+    double v[MAX_VALUES];
     TRY(take(c, "stream_weight", 1, &st->weight));
     TRY(take(c, "stream_weight_step", 1, v));
     TRY(take(c, "stream_weight_min", 1, v));
@@ -259,7 +263,7 @@ static orr_status take_stream(cursor *c, sep_stream *st)
 
 static orr_status take_streams(cursor *c, sep_params *p)
 {
-    double v[MAX_VALUES] = {0};
+    double v[MAX_VALUES];
     TRY(take(c, "number_streams", 2, v));
     if (v[0] != floor(v[0]) || v[0] < 1 || v[0] > SEP_MAX_STREAMS || v[1] != 5)
         return orr_fail(c->err, ORR_ERR_INPUT,
