@@ -13,6 +13,7 @@
 # medium grid too (several minutes each; skipped by default).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
 app=$(readlink -f "${ORR_APP:-$here/../../app_cpu/orrery_cpu}")
 data=$(readlink -f "${ORR_DATA:-$here/../../tests/data/milkyway}")
 peak_prog=${ORR_FMA_PEAK:-$here/../fma_peak}
@@ -23,14 +24,14 @@ paths=${BENCH_PATHS:-scalar sse2 avx2 avx512}
 work=$(mktemp -d "${TMPDIR:-/tmp}/orrery-bench-XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-search="0.571713 12.312119 -3.305187 148.010257 22.453902 0.42035 -0.468858 0.760579 -1.361644 177.884238 23.882892 1.210639 -1.611974 8.534378 -1.361644 177.884238 10.882892 1.210639 -1.611974 8.534378"
+search=$sep_search
 stars="$data/stars/stars-11.txt.gz"
 nstars=$(zcat "$stars" | head -1 | tr -d ' \r')
 zcat "$data/params_head/astronomy_parameters-11-small.txt.gz" >"$work/small11.txt"
 sh "$here/../../tools/refine-grid.sh" 4 4 4 <"$work/small11.txt" >"$work/medium.txt"
 
 peak=$("$peak_prog" | awk '{print $1}')
-echo "# $(date -u +%Y-%m-%d), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores"
+sep_machine
 echo "# app: $app; threads: 1 and $threads; measured peak $peak GFLOP/s per core ($("$peak_prog" | cut -d'(' -f2 | cut -d, -f1))"
 printf '%-8s %-7s %7s %9s %11s %9s %8s %9s %9s\n' grid path threads seconds "cells/s" "GFLOP/s" \
     "of peak" "x scalar" "x 1 thr"

@@ -27,6 +27,7 @@
 # BENCH_STRIPE12_FULL=1.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
 n=${1:-$(nproc)}
 app=$(readlink -f "${ORR_APP:-$here/../../app_cpu/orrery_cpu}")
 [ -x "$app" ] || { echo "$0: no Orrery app at $app (set ORR_APP)" >&2; exit 66; }
@@ -39,7 +40,7 @@ if [ -z "$path" ] && grep -q avx512f /proc/cpuinfo; then path=avx512; fi
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/orrery-threads-XXXXXX")
 trap 'rm -rf "$work"' EXIT
-search="-np 20 -p 0.571713 12.312119 -3.305187 148.010257 22.453902 0.42035 -0.468858 0.760579 -1.361644 177.884238 23.882892 1.210639 -1.611974 8.534378 -1.361644 177.884238 10.882892 1.210639 -1.611974 8.534378"
+search="-np 20 -p $sep_search"
 zcat "$data/params_head/astronomy_parameters-11-small.txt.gz" | sh "$here/../../tools/refine-grid.sh" 4 2 2 >"$work/x16.txt"
 zcat "$data/stars/stars-11.txt.gz" >"$work/x16.stars"
 zcat "$data/params_head/astronomy_parameters-12.txt.gz" >"$work/stripe12.txt"
@@ -60,23 +61,18 @@ run() {
     # shellcheck disable=SC2086
     if w=$( { time (cd "$dir" && "$app" -i -c --no-progress ${path:+--cpu-path=$path} --nthreads "$2" \
         -a "$work/$1.txt" -s "$work/$1.stars" $args >out.txt 2>&1); } 2>&1); then
-        t=$(sed -n 's:.*<search_likelihood> *\([^ <]*\).*:\1:p' "$dir/out.txt" | head -1)
+        t=$(sep_likelihood "$dir/out.txt")
     else
         t=failed
     fi
     echo "$w ${t:-none}"
     rm -rf "$dir"
 }
-stat() { # min|median|mean|max of numbers on stdin
-    sort -g | awk -v w="$1" '{ v[NR] = $1; s += $1 } END {
-        if (w == "min") print v[1]; else if (w == "max") print v[NR]; else if (w == "mean") printf "%.3f\n", s / NR
-        else print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
 check() { # likelihood, reference
     [ "$1" = "$2" ] || { echo "# MISMATCH: likelihood $1, one thread gave $2"; bad=1; }
 }
 
-echo "# $(date -u +%Y-%m-%d), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) CPUs"
+sep_machine
 echo "# orrery: $app, path ${path:-chosen by the app}, $n threads; wall seconds"
 echo "# load average at the start: $(cut -d' ' -f1-3 /proc/loadavg) (other jobs on the machine skew the times)"
 printf '%-9s %9s %9s %9s %9s %9s %9s %9s\n' grid "T1" "TN min" "TN med" scaling "at once" "max" ceiling
@@ -108,13 +104,13 @@ for g in $grids; do
             echo "# MISMATCH: a run of $n at once gave another likelihood than one thread's $ref"
             bad=1
         fi
-        mean=$(cut -d' ' -f1 "$work"/once.* | stat mean)
-        max=$(cut -d' ' -f1 "$work"/once.* | stat max)
+        mean=$(cut -d' ' -f1 "$work"/once.* | sep_stat mean)
+        max=$(cut -d' ' -f1 "$work"/once.* | sep_stat max)
         ceiling=$(awk -v a="$t1" -v b="$mean" -v n="$n" 'BEGIN { printf "%.2f*N", a / b }')
         rm -f "$work"/once.*
     fi
-    tmin=$(stat min <"$work/tn")
-    tmed=$(stat median <"$work/tn")
+    tmin=$(sep_stat min <"$work/tn")
+    tmed=$(sep_stat median <"$work/tn")
     awk -v g="$g" -v t1="$t1" -v a="$tmin" -v m="$tmed" -v n="$n" -v mean="$mean" -v max="$max" -v c="$ceiling" 'BEGIN {
         printf "%-9s %9.3f %9.3f %9.3f %7.2f*N %9s %9s %9s\n", g, t1, a, m, t1 / a / n, mean, max, c }'
 done

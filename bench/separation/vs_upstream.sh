@@ -46,6 +46,7 @@
 # lacks is skipped with the app's message).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
 upstream=${1:-${UPSTREAM:-}}
 [ -n "$upstream" ] || { echo "usage: $0 UPSTREAM (or set UPSTREAM): the upstream milkyway_separation binary" >&2; exit 64; }
 upstream=$(readlink -f "$upstream")
@@ -62,7 +63,7 @@ tol=1e-12
 work=$(mktemp -d "${TMPDIR:-/tmp}/orrery-vs-upstream-XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-search="0.571713 12.312119 -3.305187 148.010257 22.453902 0.42035 -0.468858 0.760579 -1.361644 177.884238 23.882892 1.210639 -1.611974 8.534378 -1.361644 177.884238 10.882892 1.210639 -1.611974 8.534378"
+search=$sep_search
 zcat "$data/params_head/astronomy_parameters-11-small.txt.gz" >"$work/small11.txt"
 zcat "$data/stars/stars-11.txt.gz" >"$work/stars-11.txt"
 # shellcheck disable=SC2086
@@ -83,7 +84,7 @@ run_one() { # key, then the command line
         read -r w u s <"$dir/time.txt"
         cpu[$key]="${cpu[$key]:-} $(awk -v u="$u" -v s="$s" 'BEGIN { printf "%.3f", u + s }')"
         wall[$key]="${wall[$key]:-} $w"
-        t=$(sed -n 's:.*<search_likelihood> *\([^ <]*\).*:\1:p' "$dir/out.txt" | head -1)
+        t=$(sep_likelihood "$dir/out.txt")
         [ -n "$t" ] || t=none
         # the likelihood must be the same in every round
         if [ -n "${like[$key]:-}" ] && [ "${like[$key]}" != "$t" ]; then t="varies(${like[$key]},$t)"; fi
@@ -93,11 +94,6 @@ run_one() { # key, then the command line
         fail[$key]=$(grep -v '^ *$' "$dir/out.txt" | tail -1)
     fi
     rm -rf "$dir"
-}
-
-stat() { # min|median of a list of numbers
-    echo "$2" | tr ' ' '\n' | grep . | sort -g | awk -v w="$1" '{ v[NR] = $1 }
-        END { if (!NR) exit; if (w == "min") print v[1]; else print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
 # The programs of each grid, in run order: key|label|threads|command.
@@ -110,7 +106,7 @@ programs() { # grid
     done
 }
 
-echo "# $(date -u +%Y-%m-%d), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores"
+sep_machine
 echo "# upstream: $upstream ($("$upstream" --version 2>&1 | head -1))"
 echo "# orrery: $app"
 echo "# load average at the start: $(cut -d' ' -f1-3 /proc/loadavg) (other jobs on the machine skew the times)"
@@ -132,8 +128,8 @@ for g in $grids; do
     # the likelihood every run must give: upstream's, else the first program's
     ref_like=${like[$g.up]:-}
     if [ -z "$ref_like" ]; then IFS='|' read -r key _ <<<"${progs[0]}"; ref_like=${like[$g.$key]:-}; fi
-    up_min=$(stat min "${cpu[$g.up]:-}")
-    sse_min=$(stat min "${cpu[$g.upsse2]:-}")
+    up_min=$(echo "${cpu[$g.up]:-}" | sep_stat min)
+    sse_min=$(echo "${cpu[$g.upsse2]:-}" | sep_stat min)
     for line in "${progs[@]}"; do
         IFS='|' read -r key label thr _ <<<"$line"
         k=$g.$key
@@ -143,9 +139,9 @@ for g in $grids; do
             continue
         fi
         [ -z "${note[$k]:-}" ] || label="$label (${note[$k]})"
-        mn=$(stat min "${cpu[$k]}")
-        md=$(stat median "${cpu[$k]}")
-        wl=$(stat min "${wall[$k]}")
+        mn=$(echo "${cpu[$k]}" | sep_stat min)
+        md=$(echo "${cpu[$k]}" | sep_stat median)
+        wl=$(echo "${wall[$k]}" | sep_stat min)
         ok=""
         ok=$(awk -v a="${like[$k]}" -v b="$ref_like" -v t="$tol" 'BEGIN {
             d = a - b; if (d < 0) d = -d
