@@ -4,6 +4,7 @@
  * them right (a project can send it as a check of a volunteer's machine).
  * Their command lines are parsed by the driver's one parser with the
  * tables in kind.c. */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -125,6 +126,12 @@ static orr_status run_1d(const spec_bound_ops *dev, spec_kind kind, int inverse,
     long out_shape[4];
     int out_dim = a.ndim;
     memcpy(out_shape, a.shape, sizeof out_shape);
+    /* Sizes are ints in the plan, and c2r doubles its bins: anything
+     * larger is refused before it is converted. */
+    for (int i = 0; s == ORR_OK && i < a.ndim; i++)
+        if (a.shape[i] > INT_MAX / 2)
+            s = orr_fail(err, ORR_ERR_INPUT, "%s: dimension %d is %ld: at most %d", in_path, i + 1,
+                         a.shape[i], INT_MAX / 2);
     if (s == ORR_OK) {
         if (kind == SPEC_FFT2) {
             d.n = (int)a.shape[a.ndim - 2];
