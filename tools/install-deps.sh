@@ -8,7 +8,9 @@
 # by clang) for `make fuzz` (tests/fuzz/README.md). python3-numpy and
 # python3-venv: the admins' library tool (orrery-library), the tests'
 # independent numpy references and the venv the RCWA comparison installs
-# grcwa into from PyPI.
+# grcwa into from PyPI. busybox and original-awk: two more awks that
+# tests/e2e/embed_cl_test.sh runs tools/embed-cl.sh under (beside Debian's
+# default mawk; gawk is left out on purpose, it would replace mawk as awk).
 set -e
 export DEBIAN_FRONTEND=noninteractive
 apt-get update
@@ -18,4 +20,4 @@ apt-get install -y --no-install-recommends \
     ocl-icd-opencl-dev opencl-headers pocl-opencl-icd libclblast-dev \
     boinc-client libxml2-utils libfftw3-dev libvkfft-dev \
     clang libclang-rt-14-dev \
-    python3-numpy python3-venv
+    python3-numpy python3-venv busybox original-awk
