@@ -16,7 +16,8 @@
 #  3. the assimilator's JSON Lines as a source: the same library, read on
 #     from where it stopped;
 #  4. fit's refusals and usage (exit 64, 65, 66).
-# Environment: ORR_APP (the CPU app).
+# Environment: ORR_APP (the CPU app); ORR_LIBRARY, ORR_WUGEN, ORR_ASSIMILATE
+# (default: the build tree's workunits/).
 # Skipped (77) without python3 and numpy, or an app without the
 # diffraction kind.
 # shellcheck disable=SC2015,SC2016,SC2012
@@ -24,9 +25,10 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 app=$(readlink -f "${ORR_APP:?set ORR_APP to the CPU app}")
-lib_tool=$top/workunits/diffraction/orrery-library
-wugen=$top/workunits/orrery-wugen
-asm=$top/workunits/orrery-assimilate
+builddir=$(cd "$(dirname "$app")/.." && pwd)
+lib_tool=${ORR_LIBRARY:-$builddir/workunits/diffraction/orrery-library}
+wugen=${ORR_WUGEN:-$builddir/workunits/orrery-wugen}
+asm=${ORR_ASSIMILATE:-$builddir/workunits/orrery-assimilate}
 example=$top/workunits/diffraction/example_line.txt
 python3 -c 'import numpy' 2>/dev/null || { echo "SKIP: no python3 with numpy"; exit 77; }
 "$app" diffraction --help >/dev/null 2>&1 || { echo "SKIP: $app has no diffraction kind"; exit 77; }
