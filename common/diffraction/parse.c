@@ -30,7 +30,8 @@ typedef struct {
     dif_workunit *wu;
     int seen_line[16];           /* statements allowed once: where first given */
     char (*ref_name)[DIF_NAME_LEN];   /* material names used before resolution */
-    int *ref_line;
+    int *ref_line;               /* where each was used, and as which key, */
+    const char **ref_key;        /* for the message when it names no material */
     int n_refs, cap_refs;
 } parser;
 
@@ -116,7 +117,8 @@ static orr_status arity(parser *p, const char *key, int lo, int hi)
     return bad(p, key, "%s", msg);
 }
 
-/* A material name to resolve at the end: its reference number. */
+/* A material name to resolve at the end: its reference number. key must
+ * be a string literal (kept until then, for the message). */
 static orr_status refer(parser *p, const char *key, const token *t, int *ref)
 {
     if (!valid_name(t))
@@ -131,13 +133,17 @@ static orr_status refer(parser *p, const char *key, const token *t, int *ref)
         if (a)
             p->ref_name = a;
         void *b = a ? realloc(p->ref_line, (size_t)cap * sizeof *p->ref_line) : NULL;
-        if (!b)
+        if (b)
+            p->ref_line = b;
+        void *c = b ? realloc(p->ref_key, (size_t)cap * sizeof *p->ref_key) : NULL;
+        if (!c)
             return orr_fail(p->err, ORR_ERR_NOMEM, "%s: out of memory", p->path);
-        p->ref_line = b;
+        p->ref_key = c;
         p->cap_refs = cap;
     }
     tok_text(t, p->ref_name[p->n_refs], DIF_NAME_LEN);
     p->ref_line[p->n_refs] = p->line;
+    p->ref_key[p->n_refs] = key;
     *ref = p->n_refs++;
     return ORR_OK;
 }
@@ -586,8 +592,8 @@ static orr_status resolve(parser *p, int ref, int *material)
 {
     const int m = material_index(p->wu, p->ref_name[ref]);
     if (m < 0)
-        return orr_fail(p->err, ORR_ERR_INPUT, "%s:%d: unknown material '%s'", p->path,
-                        p->ref_line[ref], p->ref_name[ref]);
+        return orr_fail(p->err, ORR_ERR_INPUT, "%s:%d: %s: unknown material '%s'", p->path,
+                        p->ref_line[ref], p->ref_key[ref], p->ref_name[ref]);
     *material = m;
     return ORR_OK;
 }
@@ -815,6 +821,7 @@ orr_status dif_workunit_parse(const char *path, const char *text, size_t len, di
     orr_status s = parse_lines(&p, text, len);
     free(p.ref_name);
     free(p.ref_line);
+    free(p.ref_key);
     if (s != ORR_OK)
         dif_workunit_free(wu);
     return s;

@@ -86,7 +86,9 @@ expect() { # expect CODE WHAT ARGS...: exit code and a message naming WHAT
 }
 expect 66 "nothing.txt" -w nothing.txt
 printf 'orrery-diffraction 1\nperiod 800\norders 3\nsuperstrate a\nsubstrate a\nmaterial a eps 1 0\nlayer thickness=10 background=b slices=1\nwavelengths 500\ntheta 0\n' >bad.txt
-expect 65 "bad.txt:7: unknown material 'b'" -w bad.txt
+expect 65 "bad.txt:7: layer background: unknown material 'b'" -w bad.txt
+printf 'orrery-diffraction 1\nperiod 800\norders 3\nsuperstrate a\nsubstrate a\nmaterial a eps 1 0\nlayer thickness=10 background=a slices=1\nshape rect material=b x=0 width=100\nwavelengths 500\ntheta 0\n' >bad.txt
+expect 65 "bad.txt:8: shape material: unknown material 'b'" -w bad.txt
 mkdir adir
 "$app" diffraction -w "$data/film.txt" -o adir -i >/dev/null 2>err.txt
 [ $? = 74 ] && grep -q adir err.txt || fail "-o a directory: $(cat err.txt)"

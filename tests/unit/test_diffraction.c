@@ -579,7 +579,12 @@ static const bad_case bad_cases[] = {
      "material air eps 1 0\n" LAYER SPECTRUM, 3, "a line grating (one period) takes MX only"},
     {"orrery-diffraction 1\nperiod 800\norders 3\nsuperstrate air\nmaterial air eps 1 0\n" LAYER
      SPECTRUM, 0, "missing statement 'substrate'"},
-    {BASE "layer thickness=100 background=glas slices=4\n" SPECTRUM, 8, "unknown material 'glas'"},
+    {BASE "layer thickness=100 background=glas slices=4\n" SPECTRUM, 8,
+     "layer background: unknown material 'glas'"},
+    {BASE LAYER "shape rect material=glas x=0 width=100\n" SPECTRUM, 9,
+     "shape material: unknown material 'glas'"},
+    {"orrery-diffraction 1\nperiod 800\norders 3\nsuperstrate air\nsubstrate glas\n"
+     "material air eps 1 0\n" LAYER SPECTRUM, 5, "substrate: unknown material 'glas'"},
     {BASE "material gain eps 2 -0.1\n" LAYER SPECTRUM, 8, "gain medium"},
     {BASE "material si nk 600 4 0\nmaterial si nk 500 4 0\n" LAYER SPECTRUM, 9, "increasing"},
     {BASE "material si nk 600 4 0\nmaterial si nk 700 4 0\n" LAYER
