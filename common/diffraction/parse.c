@@ -472,6 +472,8 @@ static orr_status st_wavelengths(parser *p)
     orr_status s = once(p, ONCE_WAVELENGTHS, "wavelengths");
     if (s != ORR_OK)
         return s;
+    wu->wavelengths_line = p->line;
+    wu->wavelengths_key = tok_is(&p->tok[0], "wavelengths") ? "wavelengths" : "wavelength_range";
     if (tok_is(&p->tok[0], "wavelengths"))
         return number_list(p, "wavelengths", 1, &wu->wavelengths, &wu->n_wavelengths);
     double first, last;
@@ -548,11 +550,13 @@ static orr_status statement(parser *p)
     if (tok_is(k, "theta")) {
         if ((s = once(p, ONCE_THETA, "theta")) != ORR_OK)
             return s;
+        wu->theta_line = p->line;
         return number_list(p, "theta", 1, &wu->theta, &wu->n_theta);
     }
     if (tok_is(k, "phi")) {
         if ((s = once(p, ONCE_PHI, "phi")) != ORR_OK)
             return s;
+        wu->phi_line = p->line;
         return number_list(p, "phi", 1, &wu->phi, &wu->n_phi);
     }
     if (tok_is(k, "solver"))
@@ -703,8 +707,8 @@ static orr_status check_spectrum(parser *p)
     dif_workunit *wu = p->wu;
     for (int i = 0; i < wu->n_wavelengths; i++)
         if (!(wu->wavelengths[i] > 0))
-            return orr_fail(p->err, ORR_ERR_INPUT, "%s:%d: wavelengths: %.6g is not positive",
-                            p->path, p->seen_line[ONCE_WAVELENGTHS], wu->wavelengths[i]);
+            return orr_fail(p->err, ORR_ERR_INPUT, "%s:%d: %s: %.6g is not positive", p->path,
+                            wu->wavelengths_line, wu->wavelengths_key, wu->wavelengths[i]);
     for (int i = 0; i < wu->n_theta; i++)
         if (!(wu->theta[i] >= 0 && wu->theta[i] < 90))
             return orr_fail(p->err, ORR_ERR_INPUT, "%s:%d: theta: %.6g is outside [0, 90)",

@@ -89,13 +89,17 @@ printf 'orrery-diffraction 1\nperiod 800\norders 3\nsuperstrate a\nsubstrate a\n
 expect 65 "bad.txt:7: layer background: unknown material 'b'" -w bad.txt
 printf 'orrery-diffraction 1\nperiod 800\norders 3\nsuperstrate a\nsubstrate a\nmaterial a eps 1 0\nlayer thickness=10 background=a slices=1\nshape rect material=b x=0 width=100\nwavelengths 500\ntheta 0\n' >bad.txt
 expect 65 "bad.txt:8: shape material: unknown material 'b'" -w bad.txt
+# lambda = period at normal incidence: orders +-1 graze (a Rayleigh anomaly)
+printf 'orrery-diffraction 1\nperiod 800\norders 3\nsuperstrate a\nsubstrate a\nmaterial a eps 1 0\nlayer thickness=10 background=a slices=1\nwavelengths 500 800\ntheta 0\n' >bad.txt
+expect 65 "bad.txt:8: wavelengths: point 1 (lambda 800 nm, theta 0, phi 0): order (-1, 0) grazes" -w bad.txt
+expect 65 "bad.txt:8: wavelengths: point 1 .*Rayleigh anomaly" -w bad.txt --check
 mkdir adir
 "$app" diffraction -w "$data/film.txt" -o adir -i >/dev/null 2>err.txt
 [ $? = 74 ] && grep -q adir err.txt || fail "-o a directory: $(cat err.txt)"
 mkfifo fifo
 timeout 10 "$app" diffraction -w fifo -o out.txt -i >/dev/null 2>err.txt
 [ $? = 66 ] && grep -q fifo err.txt || fail "a FIFO as the work unit: $(cat err.txt)"
-ok "bad input: missing file 66, bad work unit 65 with file:line, -o a directory 74, a FIFO 66"
+ok "bad input: missing file 66, bad work unit and Rayleigh anomaly 65 with file:line: key, -o a directory 74, a FIFO 66"
 
 # ---- against the independent dense model ----
 if python3 -c 'import numpy' 2>/dev/null; then

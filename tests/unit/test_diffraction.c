@@ -635,15 +635,34 @@ static void test_bad_work_units(void)
 }
 
 /* At lambda = period and normal incidence orders +-1 graze: refused before
- * any work, naming the point and the order. */
+ * any work (exit 65), naming the point, the order and, as every work-unit
+ * error, file:line: key: the wavelengths' statement, with the angles' lines. */
 static void test_rayleigh(void)
 {
-    results r;
-    orr_error err;
-    const char *wu = BASE LAYER "shape rect material=glass x=0 width=300\nwavelengths 500 800\ntheta 0\n";
-    CU_ASSERT_EQUAL(run_wu(wu, 1, 0, &r, &err), ORR_ERR_INPUT);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "point 1 (lambda 800 nm, theta 0, phi 0): order (-1, 0)"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "Rayleigh anomaly"));
+    static const struct {
+        const char *spectrum, *where, *angles;
+    } cases[] = {
+        {"wavelengths 500 800\ntheta 0\n", "wu.txt:10: wavelengths: ", "(theta: line 11)"},
+        {"theta 0\nphi 0\nwavelength_range 700 800 2\n", "wu.txt:12: wavelength_range: ",
+         "(theta: line 10, phi: line 11)"},
+    };
+    for (size_t i = 0; i < ORR_ARRAY_LEN(cases); i++) {
+        char wu[1024], want[256];
+        snprintf(wu, sizeof wu, "%s%sshape rect material=glass x=0 width=300\n%s", BASE, LAYER,
+                 cases[i].spectrum);
+        snprintf(want, sizeof want, "%spoint 1 (lambda 800 nm, theta 0, phi 0): order (-1, 0)",
+                 cases[i].where);
+        results r;
+        orr_error err;
+        const orr_status s = run_wu(wu, 1, 0, &r, &err);
+        CU_ASSERT_EQUAL(s, ORR_ERR_INPUT);
+        CU_ASSERT_EQUAL(orr_status_exit_code(s), 65);
+        const int ok = strstr(err.message, want) && strstr(err.message, "Rayleigh anomaly") &&
+                       strstr(err.message, cases[i].angles);
+        if (!ok)
+            printf("\n    case %zu: message '%s'", i, err.message);
+        CU_ASSERT(ok);
+    }
 }
 
 int main(void)
@@ -670,7 +689,7 @@ int main(void)
     CU_add_test(s, "z sweeps = direct sum (3 layers, evanescent orders)", test_zop_direct);
     CU_add_test(s, "padded-FFT z operator = direct sum", test_zop_fft);
     CU_add_test(s, "bad work units: file:line: key, exit 65", test_bad_work_units);
-    CU_add_test(s, "Rayleigh anomaly refused, naming the point and order", test_rayleigh);
+    CU_add_test(s, "Rayleigh anomaly refused: file:line: key, the point and order", test_rayleigh);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     unsigned failed = CU_get_number_of_failures() + CU_get_number_of_suites_failed();
