@@ -658,12 +658,31 @@ static orr_status shape_extent(parser *p, const dif_shape *sh, double t, double 
  * a circle of length period. */
 static int periodic_overlap(double ca, double a, double cb, double b, double period)
 {
-    /* each centre reduced first: ca - cb can overflow to inf (x=1e308,
-     * x=-1e308), and fmod(inf) is NaN, which overlaps nothing */
+    /* each centre reduced first, so d is in [0, period) whatever the
+     * centres (check_centre holds them within a period; before it, x=1e308
+     * and x=-1e308 made ca - cb inf, and fmod(inf) NaN, overlapping nothing) */
     double d = fmod(fabs(fmod(ca, period) - fmod(cb, period)), period);
     if (d > period / 2)
         d = period - d;
     return d < a + b;
+}
+
+/* A centre within one period of the origin, |x| <= LX (and |y| <= LY):
+ * that takes both ways of drawing a cell, centred on 0 or from 0 to LX.
+ * Further out the Fourier phase would wrap it silently into the cell,
+ * and x = 5000 in a period of 800 is a typo far more often than meant.
+ * Checked here, not as the field is read: the period may come later. */
+static orr_status check_centre(parser *p, const dif_shape *sh)
+{
+    const dif_workunit *wu = p->wu;
+    const int bad_x = !(fabs(sh->x) <= wu->period_x);
+    const int bad_y = wu->period_y > 0 && !sh->full_y && !(fabs(sh->y) <= wu->period_y);
+    if (!bad_x && !bad_y)
+        return ORR_OK;
+    const double v = bad_x ? sh->x : sh->y, period = bad_x ? wu->period_x : wu->period_y;
+    return orr_fail(p->err, ORR_ERR_INPUT,
+                    "%s:%d: shape %s: %.6g is outside -%.6g..%.6g (a centre within one period "
+                    "of the origin)", p->path, sh->line, bad_x ? "x" : "y", v, period, period);
 }
 
 static orr_status check_shapes(parser *p)
@@ -680,7 +699,8 @@ static orr_status check_shapes(parser *p)
                                 "%s:%d: shape: %s in a line grating (one period): only lines, "
                                 "without y= and height=", p->path, a->line,
                                 a->kind == DIF_ELLIPSE ? "an ellipse" : "y=/height=");
-            if (shape_extent(p, a, ly->thickness, &ax, &ay) != ORR_OK)
+            if (check_centre(p, a) != ORR_OK ||
+                shape_extent(p, a, ly->thickness, &ax, &ay) != ORR_OK)
                 return p->err->status;
             if (2 * ax > wu->period_x || (two_d && 2 * ay > wu->period_y))
                 return orr_fail(p->err, ORR_ERR_INPUT,

@@ -89,6 +89,9 @@ printf 'orrery-diffraction 1\nperiod 800\norders 3\nsuperstrate a\nsubstrate a\n
 expect 65 "bad.txt:7: layer background: unknown material 'b'" -w bad.txt
 printf 'orrery-diffraction 1\nperiod 800\norders 3\nsuperstrate a\nsubstrate a\nmaterial a eps 1 0\nlayer thickness=10 background=a slices=1\nshape rect material=b x=0 width=100\nwavelengths 500\ntheta 0\n' >bad.txt
 expect 65 "bad.txt:8: shape material: unknown material 'b'" -w bad.txt
+# a centre beyond one period would wrap silently into the cell
+printf 'orrery-diffraction 1\nperiod 800\norders 3\nsuperstrate a\nsubstrate a\nmaterial a eps 1 0\nmaterial b eps 2 0\nlayer thickness=10 background=a slices=1\nshape rect material=b x=5000 width=100\nwavelengths 500\ntheta 0\n' >bad.txt
+expect 65 "bad.txt:9: shape x: 5000 is outside -800..800" -w bad.txt
 # lambda = period at normal incidence: orders +-1 graze (a Rayleigh anomaly)
 printf 'orrery-diffraction 1\nperiod 800\norders 3\nsuperstrate a\nsubstrate a\nmaterial a eps 1 0\nlayer thickness=10 background=a slices=1\nwavelengths 500 800\ntheta 0\n' >bad.txt
 expect 65 "bad.txt:8: wavelengths: point 1 (lambda 800 nm, theta 0, phi 0): order (-1, 0) grazes" -w bad.txt
