@@ -73,6 +73,14 @@ ok "--check: points, parameters, rsc_fpops_est"
 "$app" diffraction -w "$data/film.txt" -o film.txt --npy film -i 2>/dev/null || fail "--npy run"
 for f in film_r00.npy film_R.npy film_T.npy; do [ -s "$f" ] || fail "$f missing"; done
 ok "--npy: r00, R, T written"
+# a line grating at phi != 0 is the conical scalar model, not TE: said in the log
+"$app" diffraction -w "$data/grating_balance.txt" -o tm.txt -i 2>err.txt || fail "grating_balance run"
+! grep -q "conical scalar model" err.txt || fail "phi 0 logged as conical: $(cat err.txt)"
+{ cat "$data/grating_balance.txt"; echo "phi 30"; } >conical.txt
+"$app" diffraction -w conical.txt -o tm.txt -i 2>err.txt || fail "conical run"
+grep -q "conical scalar model, not TE" err.txt || fail "phi 30 not logged as conical: $(cat err.txt)"
+rm -f tm.txt
+ok "a line grating at phi != 0 logged as the conical scalar model, at phi 0 not"
 
 # ---- bad input ----
 expect() { # expect CODE WHAT ARGS...: exit code and a message naming WHAT
