@@ -77,6 +77,10 @@ typedef struct {
     dif_shape *shapes;
     int n_wavelengths, n_theta, n_phi;
     double *wavelengths, *theta, *phi;
+    /* where the spectrum was given, for the messages about a point that
+     * come after parsing (a Rayleigh anomaly); phi_line 0: the default */
+    int wavelengths_line, theta_line, phi_line;
+    const char *wavelengths_key;   /* "wavelengths" or "wavelength_range" */
     dif_solver_options solver;
 } dif_workunit;
 

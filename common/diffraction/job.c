@@ -302,6 +302,25 @@ void dif_job_free(void *p)
     free(job);
 }
 
+/* On a line grating the scalar model is TE light only in the classical
+ * mount (the plane of incidence across the lines, ky0 = 0); at phi != 0
+ * s and p couple and the app solves the conical scalar problem, exact
+ * for scalar waves only (docs/diffraction.md section 1). Said in the log,
+ * so a table of such points is not read as TE. */
+static void note_conical(const dif_workunit *wu)
+{
+    if (wu->period_y > 0 || wu->n_shapes == 0)   /* 2D, or a film: TE at any phi */
+        return;
+    int oblique = 0, conical = 0;
+    for (int i = 0; i < wu->n_theta; i++)
+        oblique |= wu->theta[i] > 0;
+    for (int i = 0; i < wu->n_phi; i++)
+        conical |= fabs(sin(wu->phi[i] * M_PI / 180)) > 1e-9;
+    if (oblique && conical)
+        orr_log("diffraction: phi != 0 on a line grating is conical incidence: these points "
+                "are the conical scalar model, not TE light (docs/diffraction.md section 1)");
+}
+
 orr_status dif_job_plan(const void *opts, orr_backend *be, void **out, orr_error *err)
 {
     dif_job *job = calloc(1, sizeof *job);
@@ -330,6 +349,7 @@ orr_status dif_job_plan(const void *opts, orr_backend *be, void **out, orr_error
     orr_log("diffraction: %d points, orders %d x %d, %d slices in %d layer%s, %zu unknowns a "
             "point, batches of %d", job->s.n_points, job->s.kx, job->s.ky, job->s.nz,
             job->s.n_layers, job->s.n_layers == 1 ? "" : "s", job->s.unknowns, job->capacity);
+    note_conical(&job->wu);
     *out = job;
     return ORR_OK;
 }

@@ -185,7 +185,9 @@ const orr_kind dif_descriptor = {
                "(docs/diffraction.md)",
     .synopsis = "[-w FILE] [-o FILE] [--npy PREFIX] [OPTIONS]",
     .notes = "The results table (one line a spectrum point: r00, efficiencies, iterations,\n"
-             "residual) goes to -o; its format is docs/diffraction.md section 4.",
+             "residual) goes to -o; its format is docs/diffraction.md section 4. The model is\n"
+             "scalar: TE light on a line grating at phi = 0; at phi != 0 on a line grating\n"
+             "(conical incidence) it is the conical scalar model, not TE (section 1).",
     .options = dif_options,
     .n_options = ORR_ARRAY_LEN(dif_options),
     .options_size = sizeof(dif_cli),

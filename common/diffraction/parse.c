@@ -30,7 +30,8 @@ typedef struct {
     dif_workunit *wu;
     int seen_line[16];           /* statements allowed once: where first given */
     char (*ref_name)[DIF_NAME_LEN];   /* material names used before resolution */
-    int *ref_line;
+    int *ref_line;               /* where each was used, and as which key, */
+    const char **ref_key;        /* for the message when it names no material */
     int n_refs, cap_refs;
 } parser;
 
@@ -116,7 +117,8 @@ static orr_status arity(parser *p, const char *key, int lo, int hi)
     return bad(p, key, "%s", msg);
 }
 
-/* A material name to resolve at the end: its reference number. */
+/* A material name to resolve at the end: its reference number. key must
+ * be a string literal (kept until then, for the message). */
 static orr_status refer(parser *p, const char *key, const token *t, int *ref)
 {
     if (!valid_name(t))
@@ -131,13 +133,17 @@ static orr_status refer(parser *p, const char *key, const token *t, int *ref)
         if (a)
             p->ref_name = a;
         void *b = a ? realloc(p->ref_line, (size_t)cap * sizeof *p->ref_line) : NULL;
-        if (!b)
+        if (b)
+            p->ref_line = b;
+        void *c = b ? realloc(p->ref_key, (size_t)cap * sizeof *p->ref_key) : NULL;
+        if (!c)
             return orr_fail(p->err, ORR_ERR_NOMEM, "%s: out of memory", p->path);
-        p->ref_line = b;
+        p->ref_key = c;
         p->cap_refs = cap;
     }
     tok_text(t, p->ref_name[p->n_refs], DIF_NAME_LEN);
     p->ref_line[p->n_refs] = p->line;
+    p->ref_key[p->n_refs] = key;
     *ref = p->n_refs++;
     return ORR_OK;
 }
@@ -466,6 +472,8 @@ static orr_status st_wavelengths(parser *p)
     orr_status s = once(p, ONCE_WAVELENGTHS, "wavelengths");
     if (s != ORR_OK)
         return s;
+    wu->wavelengths_line = p->line;
+    wu->wavelengths_key = tok_is(&p->tok[0], "wavelengths") ? "wavelengths" : "wavelength_range";
     if (tok_is(&p->tok[0], "wavelengths"))
         return number_list(p, "wavelengths", 1, &wu->wavelengths, &wu->n_wavelengths);
     double first, last;
@@ -542,11 +550,13 @@ static orr_status statement(parser *p)
     if (tok_is(k, "theta")) {
         if ((s = once(p, ONCE_THETA, "theta")) != ORR_OK)
             return s;
+        wu->theta_line = p->line;
         return number_list(p, "theta", 1, &wu->theta, &wu->n_theta);
     }
     if (tok_is(k, "phi")) {
         if ((s = once(p, ONCE_PHI, "phi")) != ORR_OK)
             return s;
+        wu->phi_line = p->line;
         return number_list(p, "phi", 1, &wu->phi, &wu->n_phi);
     }
     if (tok_is(k, "solver"))
@@ -586,8 +596,8 @@ static orr_status resolve(parser *p, int ref, int *material)
 {
     const int m = material_index(p->wu, p->ref_name[ref]);
     if (m < 0)
-        return orr_fail(p->err, ORR_ERR_INPUT, "%s:%d: unknown material '%s'", p->path,
-                        p->ref_line[ref], p->ref_name[ref]);
+        return orr_fail(p->err, ORR_ERR_INPUT, "%s:%d: %s: unknown material '%s'", p->path,
+                        p->ref_line[ref], p->ref_key[ref], p->ref_name[ref]);
     *material = m;
     return ORR_OK;
 }
@@ -648,12 +658,31 @@ static orr_status shape_extent(parser *p, const dif_shape *sh, double t, double 
  * a circle of length period. */
 static int periodic_overlap(double ca, double a, double cb, double b, double period)
 {
-    /* each centre reduced first: ca - cb can overflow to inf (x=1e308,
-     * x=-1e308), and fmod(inf) is NaN, which overlaps nothing */
+    /* each centre reduced first, so d is in [0, period) whatever the
+     * centres (check_centre holds them within a period; before it, x=1e308
+     * and x=-1e308 made ca - cb inf, and fmod(inf) NaN, overlapping nothing) */
     double d = fmod(fabs(fmod(ca, period) - fmod(cb, period)), period);
     if (d > period / 2)
         d = period - d;
     return d < a + b;
+}
+
+/* A centre within one period of the origin, |x| <= LX (and |y| <= LY):
+ * that takes both ways of drawing a cell, centred on 0 or from 0 to LX.
+ * Further out the Fourier phase would wrap it silently into the cell,
+ * and x = 5000 in a period of 800 is a typo far more often than meant.
+ * Checked here, not as the field is read: the period may come later. */
+static orr_status check_centre(parser *p, const dif_shape *sh)
+{
+    const dif_workunit *wu = p->wu;
+    const int bad_x = !(fabs(sh->x) <= wu->period_x);
+    const int bad_y = wu->period_y > 0 && !sh->full_y && !(fabs(sh->y) <= wu->period_y);
+    if (!bad_x && !bad_y)
+        return ORR_OK;
+    const double v = bad_x ? sh->x : sh->y, period = bad_x ? wu->period_x : wu->period_y;
+    return orr_fail(p->err, ORR_ERR_INPUT,
+                    "%s:%d: shape %s: %.6g is outside -%.6g..%.6g (a centre within one period "
+                    "of the origin)", p->path, sh->line, bad_x ? "x" : "y", v, period, period);
 }
 
 static orr_status check_shapes(parser *p)
@@ -670,7 +699,8 @@ static orr_status check_shapes(parser *p)
                                 "%s:%d: shape: %s in a line grating (one period): only lines, "
                                 "without y= and height=", p->path, a->line,
                                 a->kind == DIF_ELLIPSE ? "an ellipse" : "y=/height=");
-            if (shape_extent(p, a, ly->thickness, &ax, &ay) != ORR_OK)
+            if (check_centre(p, a) != ORR_OK ||
+                shape_extent(p, a, ly->thickness, &ax, &ay) != ORR_OK)
                 return p->err->status;
             if (2 * ax > wu->period_x || (two_d && 2 * ay > wu->period_y))
                 return orr_fail(p->err, ORR_ERR_INPUT,
@@ -697,8 +727,8 @@ static orr_status check_spectrum(parser *p)
     dif_workunit *wu = p->wu;
     for (int i = 0; i < wu->n_wavelengths; i++)
         if (!(wu->wavelengths[i] > 0))
-            return orr_fail(p->err, ORR_ERR_INPUT, "%s:%d: wavelengths: %.6g is not positive",
-                            p->path, p->seen_line[ONCE_WAVELENGTHS], wu->wavelengths[i]);
+            return orr_fail(p->err, ORR_ERR_INPUT, "%s:%d: %s: %.6g is not positive", p->path,
+                            wu->wavelengths_line, wu->wavelengths_key, wu->wavelengths[i]);
     for (int i = 0; i < wu->n_theta; i++)
         if (!(wu->theta[i] >= 0 && wu->theta[i] < 90))
             return orr_fail(p->err, ORR_ERR_INPUT, "%s:%d: theta: %.6g is outside [0, 90)",
@@ -815,6 +845,7 @@ orr_status dif_workunit_parse(const char *path, const char *text, size_t len, di
     orr_status s = parse_lines(&p, text, len);
     free(p.ref_name);
     free(p.ref_line);
+    free(p.ref_key);
     if (s != ORR_OK)
         dif_workunit_free(wu);
     return s;

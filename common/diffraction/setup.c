@@ -146,6 +146,24 @@ static void mode_k(const dif_workunit *wu, const dif_setup *s, double kx0, doubl
     *ky = ky0 + (wu->period_y > 0 ? 2 * M_PI * n / wu->period_y : 0);
 }
 
+/* A grazing order (Rayleigh anomaly) refused, naming the point, the
+ * order and, as every work-unit error does, a file:line: key: the
+ * wavelength's statement (the usual cure), with the angles' lines. */
+static orr_status rayleigh_refusal(const dif_workunit *wu, const dif_setup *s, int p,
+                                   const dif_point *pt, int q, orr_error *err)
+{
+    char phi_at[32] = "";
+    if (wu->phi_line)
+        snprintf(phi_at, sizeof phi_at, ", phi: line %d", wu->phi_line);
+    return orr_fail(err, ORR_ERR_INPUT,
+                    "%s:%d: %s: point %d (lambda %.9g nm, theta %.9g, phi %.9g): order (%d, %d) "
+                    "grazes the superstrate (a Rayleigh anomaly, where the model is singular): "
+                    "move the wavelength or the angle (theta: line %d%s) a little",
+                    wu->path, wu->wavelengths_line, wu->wavelengths_key, p, pt->lambda,
+                    pt->theta, pt->phi, q % s->kx - wu->mx, q / s->kx - wu->my, wu->theta_line,
+                    phi_at);
+}
+
 /* Wave numbers of every order; a grazing one (Rayleigh anomaly) refused. */
 static orr_status point_waves(const dif_workunit *wu, const dif_setup *s, int p, dif_point *pt,
                               orr_error *err)
@@ -168,12 +186,7 @@ static orr_status point_waves(const dif_workunit *wu, const dif_setup *s, int p,
         pt->kz1[q] = kz_branch(k02 * pt->eps1 - kx * kx - ky * ky);
         pt->kz2[q] = kz_branch(k02 * pt->eps2 - kx * kx - ky * ky);
         if (cabs(pt->kz1[q]) < 1e-6 * k1)
-            return orr_fail(err, ORR_ERR_INPUT,
-                            "%s: point %d (lambda %.9g nm, theta %.9g, phi %.9g): order (%d, %d) "
-                            "grazes the superstrate (a Rayleigh anomaly, where the model is "
-                            "singular): move the wavelength or the angle a little",
-                            wu->path, p, pt->lambda, pt->theta, pt->phi, q % s->kx - wu->mx,
-                            q / s->kx - wu->my);
+            return rayleigh_refusal(wu, s, p, pt, q, err);
     }
     return ORR_OK;
 }

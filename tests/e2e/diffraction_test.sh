@@ -73,6 +73,14 @@ ok "--check: points, parameters, rsc_fpops_est"
 "$app" diffraction -w "$data/film.txt" -o film.txt --npy film -i 2>/dev/null || fail "--npy run"
 for f in film_r00.npy film_R.npy film_T.npy; do [ -s "$f" ] || fail "$f missing"; done
 ok "--npy: r00, R, T written"
+# a line grating at phi != 0 is the conical scalar model, not TE: said in the log
+"$app" diffraction -w "$data/grating_balance.txt" -o tm.txt -i 2>err.txt || fail "grating_balance run"
+! grep -q "conical scalar model" err.txt || fail "phi 0 logged as conical: $(cat err.txt)"
+{ cat "$data/grating_balance.txt"; echo "phi 30"; } >conical.txt
+"$app" diffraction -w conical.txt -o tm.txt -i 2>err.txt || fail "conical run"
+grep -q "conical scalar model, not TE" err.txt || fail "phi 30 not logged as conical: $(cat err.txt)"
+rm -f tm.txt
+ok "a line grating at phi != 0 logged as the conical scalar model, at phi 0 not"
 
 # ---- bad input ----
 expect() { # expect CODE WHAT ARGS...: exit code and a message naming WHAT
@@ -86,14 +94,23 @@ expect() { # expect CODE WHAT ARGS...: exit code and a message naming WHAT
 }
 expect 66 "nothing.txt" -w nothing.txt
 printf 'orrery-diffraction 1\nperiod 800\norders 3\nsuperstrate a\nsubstrate a\nmaterial a eps 1 0\nlayer thickness=10 background=b slices=1\nwavelengths 500\ntheta 0\n' >bad.txt
-expect 65 "bad.txt:7: unknown material 'b'" -w bad.txt
+expect 65 "bad.txt:7: layer background: unknown material 'b'" -w bad.txt
+printf 'orrery-diffraction 1\nperiod 800\norders 3\nsuperstrate a\nsubstrate a\nmaterial a eps 1 0\nlayer thickness=10 background=a slices=1\nshape rect material=b x=0 width=100\nwavelengths 500\ntheta 0\n' >bad.txt
+expect 65 "bad.txt:8: shape material: unknown material 'b'" -w bad.txt
+# a centre beyond one period would wrap silently into the cell
+printf 'orrery-diffraction 1\nperiod 800\norders 3\nsuperstrate a\nsubstrate a\nmaterial a eps 1 0\nmaterial b eps 2 0\nlayer thickness=10 background=a slices=1\nshape rect material=b x=5000 width=100\nwavelengths 500\ntheta 0\n' >bad.txt
+expect 65 "bad.txt:9: shape x: 5000 is outside -800..800" -w bad.txt
+# lambda = period at normal incidence: orders +-1 graze (a Rayleigh anomaly)
+printf 'orrery-diffraction 1\nperiod 800\norders 3\nsuperstrate a\nsubstrate a\nmaterial a eps 1 0\nlayer thickness=10 background=a slices=1\nwavelengths 500 800\ntheta 0\n' >bad.txt
+expect 65 "bad.txt:8: wavelengths: point 1 (lambda 800 nm, theta 0, phi 0): order (-1, 0) grazes" -w bad.txt
+expect 65 "bad.txt:8: wavelengths: point 1 .*Rayleigh anomaly" -w bad.txt --check
 mkdir adir
 "$app" diffraction -w "$data/film.txt" -o adir -i >/dev/null 2>err.txt
 [ $? = 74 ] && grep -q adir err.txt || fail "-o a directory: $(cat err.txt)"
 mkfifo fifo
 timeout 10 "$app" diffraction -w fifo -o out.txt -i >/dev/null 2>err.txt
 [ $? = 66 ] && grep -q fifo err.txt || fail "a FIFO as the work unit: $(cat err.txt)"
-ok "bad input: missing file 66, bad work unit 65 with file:line, -o a directory 74, a FIFO 66"
+ok "bad input: missing file 66, bad work unit and Rayleigh anomaly 65 with file:line: key, -o a directory 74, a FIFO 66"
 
 # ---- against the independent dense model ----
 if python3 -c 'import numpy' 2>/dev/null; then

@@ -3,10 +3,10 @@
  * the input is the text, not copied, so a read past its end is caught),
  * then what plan does with a work unit that parses: dif_setup_init
  * (setup.c) and every point's Rayleigh check, dif_point_check. What the
- * parser accepts must satisfy what it promises (indices in range, the
- * spectrum's limits, every material defined at every wavelength, a
- * lossless superstrate, no two shapes of a layer overlapping), and the
- * setup must agree with the work unit. */
+ * parser accepts must satisfy what it promises (indices in range, shape
+ * centres within a period, the spectrum's limits, every material defined
+ * at every wavelength, a lossless superstrate, no two shapes of a layer
+ * overlapping), and the setup must agree with the work unit. */
 #include <complex.h>
 #include <math.h>
 
@@ -70,7 +70,8 @@ static void check_workunit(const dif_workunit *wu)
         const dif_shape *sh = &wu->shapes[i];
         if (sh->material < 0 || sh->material >= wu->n_materials || !isfinite(sh->x) ||
             !isfinite(sh->y) || !(sh->wx > 0) || !isfinite(sh->wx) || !(sh->wy >= 0) ||
-            !isfinite(sh->wy) || sh->wx > wu->period_x ||
+            !isfinite(sh->wy) || sh->wx > wu->period_x || !(fabs(sh->x) <= wu->period_x) ||
+            (wu->period_y > 0 && !sh->full_y && !(fabs(sh->y) <= wu->period_y)) ||
             (sh->kind == DIF_TRAPEZOID && !(sh->swa > 0 && sh->swa < 180)))
             broken("a bad shape");
     }

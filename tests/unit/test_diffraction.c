@@ -579,7 +579,12 @@ static const bad_case bad_cases[] = {
      "material air eps 1 0\n" LAYER SPECTRUM, 3, "a line grating (one period) takes MX only"},
     {"orrery-diffraction 1\nperiod 800\norders 3\nsuperstrate air\nmaterial air eps 1 0\n" LAYER
      SPECTRUM, 0, "missing statement 'substrate'"},
-    {BASE "layer thickness=100 background=glas slices=4\n" SPECTRUM, 8, "unknown material 'glas'"},
+    {BASE "layer thickness=100 background=glas slices=4\n" SPECTRUM, 8,
+     "layer background: unknown material 'glas'"},
+    {BASE LAYER "shape rect material=glas x=0 width=100\n" SPECTRUM, 9,
+     "shape material: unknown material 'glas'"},
+    {"orrery-diffraction 1\nperiod 800\norders 3\nsuperstrate air\nsubstrate glas\n"
+     "material air eps 1 0\n" LAYER SPECTRUM, 5, "substrate: unknown material 'glas'"},
     {BASE "material gain eps 2 -0.1\n" LAYER SPECTRUM, 8, "gain medium"},
     {BASE "material si nk 600 4 0\nmaterial si nk 500 4 0\n" LAYER SPECTRUM, 9, "increasing"},
     {BASE "material si nk 600 4 0\nmaterial si nk 700 4 0\n" LAYER
@@ -605,6 +610,14 @@ static const bad_case bad_cases[] = {
     {BASE "parameter cd 30\nparameter cd 40\n" LAYER SPECTRUM, 9, "'cd' given twice"},
     {BASE LAYER "shape rect material=glass x=0 width=300 y=0\n" SPECTRUM, 9, "y= and height= go together"},
     {BASE LAYER "wavelengths 500 nan\ntheta 10\n", 9, "found 'nan'"},
+    {BASE LAYER "shape rect material=glass x=5000 width=100\n" SPECTRUM, 9,
+     "shape x: 5000 is outside -800..800"},
+    {BASE LAYER "shape trapezoid material=glass x=-800.5 bottom=100 swa=80\n" SPECTRUM, 9,
+     "shape x: -800.5 is outside -800..800"},
+    {"orrery-diffraction 1\nperiod 800 600\norders 3 3\nsuperstrate air\nsubstrate glass\n"
+     "material air eps 1 0\nmaterial glass eps 2.25 0\n" LAYER
+     "shape ellipse material=glass x=0 y=-700 rx=50 ry=50\n" SPECTRUM, 9,
+     "shape y: -700 is outside -600..600"},
 };
 
 static void test_bad_work_units(void)
@@ -629,16 +642,77 @@ static void test_bad_work_units(void)
     printf("\n    %zu kinds of mistakes refused", ORR_ARRAY_LEN(bad_cases));
 }
 
+/* Coefficients p = -3..3 of the slice of a 300 nm line centred at x. */
+static void line_coefficients(const char *x, double complex c[7])
+{
+    char text[512];
+    snprintf(text, sizeof text, "%s%sshape rect material=glass x=%s width=300\n%s", BASE, LAYER, x,
+             SPECTRUM);
+    dif_workunit wu;
+    dif_setup s;
+    orr_error err;
+    CU_ASSERT_EQUAL_FATAL(dif_workunit_parse("ok.txt", text, strlen(text), &wu, &err), ORR_OK);
+    CU_ASSERT_EQUAL_FATAL(dif_setup_init(&wu, &s, &err), ORR_OK);
+    const double complex eps[2] = {1, 2.25};
+    for (int p = -3; p <= 3; p++)
+        c[p + 3] = dif_contrast_coefficient(&wu, &s, 0, eps, 1, p, 0);
+    dif_setup_free(&s);
+    dif_workunit_free(&wu);
+}
+
+static double coefficients_differ(const double complex a[7], const double complex b[7])
+{
+    double worst = 0;
+    for (int i = 0; i < 7; i++)
+        worst = fmax(worst, cabs(a[i] - b[i]));
+    return worst;
+}
+
+/* A centre anywhere within one period of the origin is taken, so a cell
+ * may be drawn centred on 0 or from 0 to LX, and means its image in the
+ * cell: x = -800, 0 and 800 are one line, and so are -100 and 700. */
+static void test_shape_centres(void)
+{
+    double complex c0[7], lo[7], hi[7], neg[7], pos[7];
+    line_coefficients("0", c0);
+    line_coefficients("-800", lo);
+    line_coefficients("800", hi);
+    line_coefficients("-100", neg);
+    line_coefficients("700", pos);
+    CU_ASSERT(coefficients_differ(c0, lo) < 1e-14 && coefficients_differ(c0, hi) < 1e-14);
+    CU_ASSERT(coefficients_differ(neg, pos) < 1e-14);
+    CU_ASSERT(coefficients_differ(c0, neg) > 1e-3);
+}
+
 /* At lambda = period and normal incidence orders +-1 graze: refused before
- * any work, naming the point and the order. */
+ * any work (exit 65), naming the point, the order and, as every work-unit
+ * error, file:line: key: the wavelengths' statement, with the angles' lines. */
 static void test_rayleigh(void)
 {
-    results r;
-    orr_error err;
-    const char *wu = BASE LAYER "shape rect material=glass x=0 width=300\nwavelengths 500 800\ntheta 0\n";
-    CU_ASSERT_EQUAL(run_wu(wu, 1, 0, &r, &err), ORR_ERR_INPUT);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "point 1 (lambda 800 nm, theta 0, phi 0): order (-1, 0)"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "Rayleigh anomaly"));
+    static const struct {
+        const char *spectrum, *where, *angles;
+    } cases[] = {
+        {"wavelengths 500 800\ntheta 0\n", "wu.txt:10: wavelengths: ", "(theta: line 11)"},
+        {"theta 0\nphi 0\nwavelength_range 700 800 2\n", "wu.txt:12: wavelength_range: ",
+         "(theta: line 10, phi: line 11)"},
+    };
+    for (size_t i = 0; i < ORR_ARRAY_LEN(cases); i++) {
+        char wu[1024], want[256];
+        snprintf(wu, sizeof wu, "%s%sshape rect material=glass x=0 width=300\n%s", BASE, LAYER,
+                 cases[i].spectrum);
+        snprintf(want, sizeof want, "%spoint 1 (lambda 800 nm, theta 0, phi 0): order (-1, 0)",
+                 cases[i].where);
+        results r;
+        orr_error err;
+        const orr_status s = run_wu(wu, 1, 0, &r, &err);
+        CU_ASSERT_EQUAL(s, ORR_ERR_INPUT);
+        CU_ASSERT_EQUAL(orr_status_exit_code(s), 65);
+        const int ok = strstr(err.message, want) && strstr(err.message, "Rayleigh anomaly") &&
+                       strstr(err.message, cases[i].angles);
+        if (!ok)
+            printf("\n    case %zu: message '%s'", i, err.message);
+        CU_ASSERT(ok);
+    }
 }
 
 int main(void)
@@ -665,7 +739,9 @@ int main(void)
     CU_add_test(s, "z sweeps = direct sum (3 layers, evanescent orders)", test_zop_direct);
     CU_add_test(s, "padded-FFT z operator = direct sum", test_zop_fft);
     CU_add_test(s, "bad work units: file:line: key, exit 65", test_bad_work_units);
-    CU_add_test(s, "Rayleigh anomaly refused, naming the point and order", test_rayleigh);
+    CU_add_test(s, "shape centres within one period, as their image in the cell",
+                test_shape_centres);
+    CU_add_test(s, "Rayleigh anomaly refused: file:line: key, the point and order", test_rayleigh);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     unsigned failed = CU_get_number_of_failures() + CU_get_number_of_suites_failed();
