@@ -43,6 +43,7 @@ typedef enum { MOM_FAR_CONSISTENT, MOM_FAR_EXACT } mom_far_field;
 /* The words of the work unit, the log, --check and the results, by enum. */
 extern const char *const mom_solver_names[3];
 extern const char *const mom_precision_names[2];
+extern const char *const mom_far_field_names[2];
 
 /* ---- the work unit, as written (parse.c) ---- */
 
@@ -68,6 +69,7 @@ typedef struct {
     mom_solver solver;
     mom_precision precision; /* reference, faithful: the arithmetic's; mixed: always single then double */
     int current_every;       /* write J at every D-th unknown (.npy); 0: none */
+    mom_far_field far_field; /* the echo width's rule; exact: MoM only */
 } mom_workunit;
 
 /* Reads and checks path (plain or compressed): every error names the file,

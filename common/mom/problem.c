@@ -10,12 +10,15 @@
 orr_status mom_problem_init(const mom_workunit *wu, mom_problem *p, orr_error *err)
 {
     memset(p, 0, sizeof *p);
+    if (wu->far_field == MOM_FAR_EXACT && wu->method == MOM_METHOD_LCN)
+        return orr_fail(err, ORR_ERR_INPUT, "%s: far_field exact is MoM's (pulses over flat "
+                        "cells), not LCN's", wu->path);
+    p->far_field = wu->far_field;
     orr_status st = mom_geometry_init(wu, &p->g, err);
     if (st != ORR_OK)
         return st;
     if (wu->method == MOM_METHOD_MOM) {
         p->n = p->g.n, p->px = p->g.cx, p->py = p->g.cy, p->pw = p->g.w;
-        p->far_field = MOM_FAR_EXACT;
         return ORR_OK;
     }
     if (!(p->lcn = calloc(1, sizeof *p->lcn)))
@@ -29,7 +32,6 @@ orr_status mom_problem_init(const mom_workunit *wu, mom_problem *p, orr_error *e
         return st;
     }
     p->n = p->lcn->n, p->px = p->lcn->x, p->py = p->lcn->y, p->pw = p->lcn->wt;
-    p->far_field = MOM_FAR_CONSISTENT;
     return ORR_OK;
 }
 
