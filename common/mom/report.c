@@ -22,9 +22,11 @@ static void write_head(FILE *f, const mom_job *job)
         fprintf(f, "geometry circle radius %.17g\n", wu->radius);
     else
         fprintf(f, "geometry polygon vertices %d\n", wu->n_vertices);
-    fprintf(f, "wavelength %.17g k %.17g unknowns %d method %s solver %s precision %s\n",
+    fprintf(f, "wavelength %.17g k %.17g unknowns %d method %s solver %s precision %s "
+            "far_field %s\n",
             wu->wavelength, job->p.g.k, job->p.n, wu->method == MOM_METHOD_LCN ? "lcn" : "mom",
-            mom_solver_names[wu->solver], mom_precision_names[wu->precision]);
+            mom_solver_names[wu->solver], mom_precision_names[wu->precision],
+            mom_far_field_names[wu->far_field]);
     fprintf(f, "solve backward_error %.6g growth_factor %.6g smallest_pivot %.6g refinements %d\n",
             job->info.backward, job->info.growth, job->info.min_pivot, job->info.refinements);
     if (job->warning[0])
@@ -33,7 +35,8 @@ static void write_head(FILE *f, const mom_job *job)
             job->seconds[MOM_PHASE_FACTOR], job->seconds[MOM_PHASE_SOLVE]);
 }
 
-/* echo INCIDENCE ANGLE SIGMA/LAMBDA DB, one line an incidence and angle. */
+/* echo INCIDENCE ANGLE SIGMA/LAMBDA DB, one line an incidence and angle,
+ * every value with 17 digits: each reads back as the double written. */
 static orr_status write_echoes(FILE *f, const mom_job *job, orr_error *err)
 {
     const mom_workunit *wu = &job->wu;
@@ -44,7 +47,8 @@ static orr_status write_echoes(FILE *f, const mom_job *job, orr_error *err)
         mom_echo_widths(&job->p, job->current + 2 * (size_t)r * job->p.n, wu->n_echo, wu->echo, sigma);
         for (int a = 0; a < wu->n_echo; a++) {
             const double s = sigma[a] / wu->wavelength;
-            fprintf(f, "echo %.17g %.17g %.17g %.6f\n", wu->incidence[r], wu->echo[a], s, 10 * log10(s));
+            fprintf(f, "echo %.17g %.17g %.17g %.17g\n", wu->incidence[r], wu->echo[a], s,
+                    10 * log10(s));
         }
     }
     free(sigma);

@@ -33,7 +33,7 @@ for f in "$data"/*.txt; do
         grep -q '^end$' "$u.$t" || fail "$u: results not complete"
     done
     worst=$(paste -d' ' <(grep '^echo ' "$u.1") <(grep '^echo ' "$u.3") |
-        awk '{d = $6 - $12; if (d < 0) d = -d; if (d > m) m = d} END {printf "%.3g", m + 0}')
+        awk '{d = $5 - $10; if (d < 0) d = -d; if (d > m) m = d} END {printf "%.3g", m + 0}')
     awk -v w="$worst" 'BEGIN {exit !(w <= 1e-9)}' || fail "$u: 1 and 3 threads differ by $worst dB"
     backward=$(awk '/^solve / {print $3}' "$u.1")
     awk -v b="$backward" 'BEGIN {exit !(b <= 30)}' || fail "$u: backward error $backward"
