@@ -78,14 +78,16 @@
  * most 32), one geometry line (circle radius R > 0, or polygon vertices
  * V in 3..100000), one wavelength line (wavelength L > 0, k K > 0 with
  * K L = 2 pi, unknowns N, method mom|lcn, solver reference|faithful|mixed,
- * precision double|single, single only with reference), one solve line
+ * precision double|single, single only with reference, far_field
+ * consistent|exact, exact only with mom), one solve line
  * (backward_error B finite, >= 0 and at most 30 n eps in double precision,
  * 30 n eps of single's eps in single (30 * 2^29 in the double eps the app
  * writes); growth_factor and smallest_pivot finite >= 0 from the faithful
  * solver, nan from the others; refinements whole, 0 but for mixed), at
  * most one warning line, one seconds line (fill, factor, solve finite
  * >= 0), echo lines (echo PHI_INC PHI SIGMA DB: angles finite, sigma/lambda
- * finite >= 0, DB its 10 log10 to the 6 decimals printed, -inf for 0), and
+ * finite >= 0, DB its 10 log10 as written with 17 digits (to 1e-12
+ * relative: another libm's log10 may differ by a few ulp), -inf for 0), and
  * `end` last, at most 1 GiB; no other lines. compare: both pass init, with
  * the same work_unit hash, param lines, geometry line and wavelength line
  * (every value equal; not the application, solve, warning and seconds
@@ -154,16 +156,16 @@
  * and refuses one whose results could pass this. */
 #define MAX_FD_BYTES ((size_t)1 << 30)
 #define FD_HEADER "# orrery fdtd results 1"
-/* A mom result is a few header lines and an echo line (about 70 bytes, at
- * most 100) per incidence and echo angle; orrery-wugen mom sizes each work
+/* A mom result is a few header lines and an echo line (about 60 bytes, at
+ * most 104) per incidence and echo angle; orrery-wugen mom sizes each work
  * unit's <max_nbytes> and refuses one whose results could pass this. */
 #define MAX_MO_BYTES ((size_t)1 << 30)
 #define MO_HEADER "# orrery mom results 1"
 #define MO_MAX_TOK 16
 #define MO_TWO_PI 6.283185307179586
-/* The dB column is printed with 6 decimals: half its last digit, and a
- * libm's log10 a few ulp apart. */
-#define MO_DB_PRINTED 5.01e-7
+/* The dB column is printed with 17 digits, the double the app computed:
+ * it differs from ours only by the two libms' log10, a few ulp. */
+#define MO_DB_ROUNDTRIP 1e-12
 /* LAPACK's backward-error test: at most 30 in units of n eps, eps the
  * arithmetic's; the app writes it in double's eps (2^-52): single's
  * (2^-23) is 2^29 of those. */
@@ -1186,11 +1188,12 @@ static const char *const mo_methods[2] = {"mom", "lcn"};
 static const char *const mo_solvers[3] = {"reference", "faithful", "mixed"};
 static const char *const mo_precisions[2] = {"double", "single"};
 static const char *const mo_shapes[2] = {"circle", "polygon"};
+static const char *const mo_far_fields[2] = {"consistent", "exact"};
 
 typedef struct {
     double wavelength, k;
     long unknowns;
-    int method, solver, single;
+    int method, solver, single, far_field;
 } mo_setup;
 
 typedef struct {
@@ -1246,15 +1249,18 @@ static int mo_geometry_line(const char **tok, const size_t *tlen, int n, mo_resu
     return 0;
 }
 
-/* wavelength L k K unknowns N method M solver S precision P: L, K finite
- * and > 0 with K L = 2 pi; N whole; the faithful and mixed solvers in
- * double (mixed is single then double by definition: it reports double). */
+/* wavelength L k K unknowns N method M solver S precision P far_field F:
+ * L, K finite and > 0 with K L = 2 pi; N whole; the faithful and mixed
+ * solvers in double (mixed is single then double by definition: it
+ * reports double); F exact only with method mom (LCN has no flat-cell
+ * pulses). */
 static int mo_wavelength_line(const char **tok, const size_t *tlen, int n, mo_setup *s)
 {
-    static const char *const keys[5] = {"k", "unknowns", "method", "solver", "precision"};
-    if (n != 12 || !tok_eq(tok[0], tlen[0], "wavelength"))
+    static const char *const keys[6] = {"k", "unknowns", "method", "solver", "precision",
+                                        "far_field"};
+    if (n != 14 || !tok_eq(tok[0], tlen[0], "wavelength"))
         return -1;
-    for (int i = 0; i < 5; i++)
+    for (int i = 0; i < 6; i++)
         if (!tok_eq(tok[2 + 2 * i], tlen[2 + 2 * i], keys[i]))
             return -1;
     if (mo_number(tok[1], tlen[1], 0, &s->wavelength) != 0 || !(s->wavelength > 0) ||
@@ -1265,7 +1271,10 @@ static int mo_wavelength_line(const char **tok, const size_t *tlen, int n, mo_se
     s->method = fd_word(tok[7], tlen[7], mo_methods, 2);
     s->solver = fd_word(tok[9], tlen[9], mo_solvers, 3);
     s->single = fd_word(tok[11], tlen[11], mo_precisions, 2);
-    if (s->method < 0 || s->solver < 0 || s->single < 0)
+    s->far_field = fd_word(tok[13], tlen[13], mo_far_fields, 2);
+    if (s->method < 0 || s->solver < 0 || s->single < 0 || s->far_field < 0)
+        return -1;
+    if (s->far_field == 1 && s->method != 0)
         return -1;
     return s->single && s->solver != 0 ? -1 : 0;
 }
@@ -1311,8 +1320,8 @@ static int mo_seconds_line(const char **tok, const size_t *tlen, int n)
 }
 
 /* echo PHI_INC PHI SIGMA DB: the angles finite, sigma/lambda finite and
- * >= 0, DB its 10 log10 as the app prints it (%.6f: within half its last
- * digit), -inf where sigma is 0. */
+ * >= 0, DB its 10 log10 (17 digits: to MO_DB_ROUNDTRIP relative), -inf
+ * where sigma is 0. */
 static int mo_echo_line(const char **tok, const size_t *tlen, int n, mo_result *m)
 {
     double inc, phi, sigma, db;
@@ -1323,7 +1332,7 @@ static int mo_echo_line(const char **tok, const size_t *tlen, int n, mo_result *
         if (!tok_eq(tok[4], tlen[4], "-inf"))
             return -1;
     } else if (mo_number(tok[4], tlen[4], 0, &db) != 0 ||
-               !(fabs(db - 10 * log10(sigma)) <= MO_DB_PRINTED))
+               !(fabs(db - 10 * log10(sigma)) <= MO_DB_ROUNDTRIP * fmax(1, fabs(db))))
         return -1;
     const size_t k = (size_t)m->count[MO_ECHO];
     if (k == m->echo_cap) {
@@ -1469,8 +1478,7 @@ static void mo_tolerances(const mo_setup *s, const double *tol, double *t)
  * tolerances. P is the largest sigma of the incidence in either result
  * and F = floor P: |sa - sb| <= sigma_tol max(sa, sb, F), and where both
  * are at least F, |10 log10 sa - 10 log10 sb| <= db_tol (from the sigma
- * column, printed with 17 digits: the dB column's 6 decimals are the
- * tolerance itself). Below F, a null's round-off is relative to the
+ * column: init has checked the dB column against it). Below F, a null's round-off is relative to the
  * pattern's size, not its own. */
 static int mo_same_echo(const char *b_path, const mo_result *a, const mo_result *b,
                         const double *tol)
@@ -1530,9 +1538,10 @@ static int mo_compare(const char *b_path, const mo_result *a, const mo_result *b
         return say(INVALID, "%s: another geometry (its geometry line differs)", b_path);
     const mo_setup *x = &a->setup, *y = &b->setup;
     if (x->wavelength != y->wavelength || x->k != y->k || x->unknowns != y->unknowns ||
-        x->method != y->method || x->solver != y->solver || x->single != y->single)
-        return say(INVALID, "%s: another wavelength, unknowns, method, solver or precision "
-                   "(its wavelength line differs)", b_path);
+        x->method != y->method || x->solver != y->solver || x->single != y->single ||
+        x->far_field != y->far_field)
+        return say(INVALID, "%s: another wavelength, unknowns, method, solver, precision or "
+                   "far_field (its wavelength line differs)", b_path);
     return mo_same_echo(b_path, a, b, tol);
 }
 

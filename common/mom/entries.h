@@ -1,8 +1,9 @@
 /* One entry of the MoM system, written once for the C fill, the CUDA fill
  * kernels (ORR_HD) and the OpenCL ones (this file embedded in their
- * source): the impedance entry Z_mn, the incident field at a collocation
- * point and one cell's term of the far-field integral (docs/mom.md section
- * 1). Complex values as (re, im) pairs: OpenCL C has no complex type. */
+ * source): the impedance entry Z_mn and the incident field at a
+ * collocation point (docs/mom.md section 1). Complex values as (re, im)
+ * pairs: OpenCL C has no complex type. The echo width is computed on the
+ * host for every backend (far_field.c). */
 #ifndef ORRERY_MOM_ENTRIES_H
 #define ORRERY_MOM_ENTRIES_H
 
@@ -38,21 +39,6 @@ static inline ORR_HD void mom_incident(double k, double cos_phi, double sin_phi,
     const double phase = -k * (x * cos_phi + y * sin_phi);
     *re = cos(phase);
     *im = sin(phase);
-}
-
-/* One flat cell's pulse integrated exactly against exp(jk r.u), u =
- * (cos phi, sin phi): w exp(jk c.u) sinc(k w (t.u) / 2), c the cell's
- * midpoint, t its unit tangent (the midpoint rule is off by up to 0.03 dB
- * at fine N: the spec, section 2). */
-static inline ORR_HD void mom_cell_radiation(double k, double cos_phi, double sin_phi, double cx,
-                                             double cy, double tx, double ty, double w, double *re,
-                                             double *im)
-{
-    const double x = 0.5 * k * w * (tx * cos_phi + ty * sin_phi);
-    const double sinc = fabs(x) < 1e-8 ? 1.0 - x * x / 6.0 : sin(x) / x;
-    const double phase = k * (cx * cos_phi + cy * sin_phi);
-    *re = w * sinc * cos(phase);
-    *im = w * sinc * sin(phase);
 }
 
 #endif

@@ -503,19 +503,3 @@ void mom_lcn_column(const mom_lcn *l, int j, double *col)
         col[2 * l->col_row[p] + 1] = l->col_im[p];
     }
 }
-
-void mom_lcn_echo_widths(const mom_lcn *l, const double *current, int n_angles, const double *deg,
-                         double *sigma)
-{
-    for (int a = 0; a < n_angles; a++) {
-        const double phi = deg[a] * PI / 180, c = cos(phi), s = sin(phi);
-        double re = 0, im = 0;
-        for (int j = 0; j < l->n; j++) {
-            const double phase = l->k * (l->x[j] * c + l->y[j] * s);
-            const double er = l->wt[j] * cos(phase), ei = l->wt[j] * sin(phase);
-            re += current[2 * j] * er - current[2 * j + 1] * ei;
-            im += current[2 * j] * ei + current[2 * j + 1] * er;
-        }
-        sigma[a] = l->k * MOM_ETA * MOM_ETA / 4 * (re * re + im * im);
-    }
-}

@@ -21,8 +21,8 @@
  * corners (J ~ r^(-2/N)) that the Gauss nodes next to them sample; on the
  * arcs q 4 gives 6e-6 at N 40.
  *
- * mom_lcn_column, mom_lcn_echo_widths and mom_lcn_moments only read the
- * struct: threads may share it. */
+ * mom_lcn_column and mom_lcn_moments only read the struct: threads may
+ * share it. The echo width is far_field.c's, by these nodes and weights. */
 #ifndef ORRERY_MOM_LCN_H
 #define ORRERY_MOM_LCN_H
 
@@ -72,12 +72,6 @@ void mom_lcn_free(mom_lcn *l);
 /* Z's column j (all rows), far formula then the near corrections that
  * fall in column j, as (re, im) pairs into col[2n]. */
 void mom_lcn_column(const mom_lcn *l, int j, double *col);
-
-/* The echo width from node currents (pairs):
- * sigma(phi) = (k eta^2/4) |sum_j wt_j J_j exp(jk r_j.u)|^2, u = (cos phi,
- * sin phi), phi = deg[a] degrees. */
-void mom_lcn_echo_widths(const mom_lcn *l, const double *current, int n_angles, const double *deg,
-                         double *sigma);
 
 /* The local-correction integrals themselves (exposed for the tests):
  * b_l = int_cell P_l(u(s)) H0^(2)(k |r_m - r(s)|) ds, l < q, observer node

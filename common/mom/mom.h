@@ -2,9 +2,10 @@
  * cylinder by the electric field integral equation, solved by a dense
  * complex LU. Data flow one way: the work-unit file -> mom_workunit
  * (parse.c, no computing) -> mom_geometry (geometry.c: the cells, their
- * collocation points and widths) -> Z and the right-hand sides (fill.c)
- * -> a solver (solve.c) -> the results (report.c): currents, echo widths,
- * residuals, per-phase times.
+ * collocation points and widths) -> mom_problem (problem.c, lcn.c) -> Z
+ * and the right-hand sides, a solver (reference.c or a backend's) -> the
+ * results (report.c, the echo widths by far_field.c): currents, echo
+ * widths, residuals, per-phase times.
  *
  * Conventions (docs/mom.md section 1): time e^{jwt}; incident
  * E_z = exp(-jk(x cos phi + y sin phi)), phi the direction the wave
@@ -36,9 +37,13 @@ typedef enum { MOM_CIRCLE, MOM_POLYGON } mom_shape;
 typedef enum { MOM_METHOD_MOM, MOM_METHOD_LCN } mom_method;
 typedef enum { MOM_REFERENCE, MOM_FAITHFUL, MOM_MIXED } mom_solver;
 typedef enum { MOM_DOUBLE, MOM_SINGLE } mom_precision;
+/* How the echo width integrates the current (far_field.c): with the rule
+ * of Z's off-diagonal entries, or MoM's pulses exactly over flat cells. */
+typedef enum { MOM_FAR_CONSISTENT, MOM_FAR_EXACT } mom_far_field;
 /* The words of the work unit, the log, --check and the results, by enum. */
 extern const char *const mom_solver_names[3];
 extern const char *const mom_precision_names[2];
+extern const char *const mom_far_field_names[2];
 
 /* ---- the work unit, as written (parse.c) ---- */
 
@@ -64,6 +69,7 @@ typedef struct {
     mom_solver solver;
     mom_precision precision; /* reference, faithful: the arithmetic's; mixed: always single then double */
     int current_every;       /* write J at every D-th unknown (.npy); 0: none */
+    mom_far_field far_field; /* the echo width's rule; exact: MoM only */
 } mom_workunit;
 
 /* Reads and checks path (plain or compressed): every error names the file,
@@ -102,6 +108,8 @@ typedef struct {
     struct mom_lcn *lcn;       /* NULL: MoM */
     int n;                     /* unknowns: cells, or cells * q */
     const double *px, *py;     /* [n] match points */
+    const double *pw;          /* [n] their weights in Z's off-diagonal entries: widths, or LCN's */
+    mom_far_field far_field;   /* the echo width's rule */
 } mom_problem;
 
 orr_status mom_problem_init(const mom_workunit *wu, mom_problem *p, orr_error *err);
@@ -110,8 +118,7 @@ void mom_problem_free(mom_problem *p);
 void mom_problem_column(const mom_problem *p, int j, double *col);
 /* The echo width sigma(phi) = (k eta^2 / 4) |int J exp(jk r.u) dt|^2,
  * length units, at the n_angles angles deg (degrees), from one right-hand
- * side's currents (pairs): MoM integrates each cell's pulse exactly
- * (entries.h), LCN by its quadrature. */
+ * side's currents (pairs), by p->far_field's rule (far_field.c). */
 void mom_echo_widths(const mom_problem *p, const double *current, int n_angles, const double *deg,
                      double *sigma);
 

@@ -6,9 +6,9 @@
  * line; what needs the whole file (a required statement missing, the
  * polygon's vertices: their count, zero-length and crossing edges, the
  * orientation; cells against the vertices; precision single with solver
- * mixed) is checked at the end, naming the line at fault. Pairs that
- * exclude each other (wavelength/wavenumber, circle/polygon,
- * cells/density) are refused on the second one's line. */
+ * mixed; far_field exact with method lcn) is checked at the end, naming
+ * the line at fault. Pairs that exclude each other (wavelength/wavenumber,
+ * circle/polygon, cells/density) are refused on the second one's line. */
 #include "mom.h"
 
 #include <math.h>
@@ -22,7 +22,7 @@
 #define TWO_PI 6.28318530717958647692
 
 enum { ONCE_WAVELENGTH, ONCE_WAVENUMBER, ONCE_CIRCLE, ONCE_POLYGON, ONCE_CELLS, ONCE_DENSITY,
-       ONCE_METHOD, ONCE_SOLVER, ONCE_PRECISION, ONCE_CURRENT, N_ONCE };
+       ONCE_METHOD, ONCE_SOLVER, ONCE_PRECISION, ONCE_CURRENT, ONCE_FAR_FIELD, N_ONCE };
 _Static_assert(N_ONCE <= WUT_MAX_ONCE, "more once-only statements than wut_parser holds");
 
 /* MoM's parser state: the shared one first (its statement readers get
@@ -275,6 +275,7 @@ static orr_status st_echo(wut_parser *p)
 
 const char *const mom_solver_names[3] = {"reference", "faithful", "mixed"};
 const char *const mom_precision_names[2] = {"double", "single"};
+const char *const mom_far_field_names[2] = {"consistent", "exact"};
 
 static orr_status st_solver(wut_parser *p)
 {
@@ -291,6 +292,15 @@ static orr_status st_precision(wut_parser *p)
     orr_status s = wut_arity(p, 1);
     if (s == ORR_OK && (s = wut_choice(p, "precision", &p->tok[1], mom_precision_names, 2, &v)) == ORR_OK)
         wu_of(p)->precision = (mom_precision)v;
+    return s;
+}
+
+static orr_status st_far_field(wut_parser *p)
+{
+    int v;
+    orr_status s = wut_arity(p, 1);
+    if (s == ORR_OK && (s = wut_choice(p, "far_field", &p->tok[1], mom_far_field_names, 2, &v)) == ORR_OK)
+        wu_of(p)->far_field = (mom_far_field)v;
     return s;
 }
 
@@ -322,6 +332,7 @@ static const wut_statement statements[] = {
     {"solver", st_solver, ONCE_SOLVER},
     {"precision", st_precision, ONCE_PRECISION},
     {"current", st_current, ONCE_CURRENT},
+    {"far_field", st_far_field, ONCE_FAR_FIELD},
 };
 
 static const wut_format format = {"mom", 1, statements, ORR_ARRAY_LEN(statements)};
@@ -471,6 +482,10 @@ static orr_status check_whole(wut_parser *p)
         s = wut_bad_at(p, p->seen_line[ONCE_PRECISION], "precision", "single is not with solver "
                        "mixed (line %d): mixed is single, then double, by definition",
                        p->seen_line[ONCE_SOLVER]);
+    if (s == ORR_OK && wu->far_field == MOM_FAR_EXACT && wu->method == MOM_METHOD_LCN)
+        s = wut_bad_at(p, p->seen_line[ONCE_FAR_FIELD], "far_field", "exact is not with method "
+                       "lcn (line %d): it integrates MoM's pulses over flat cells; LCN's far field "
+                       "is its own quadrature", p->seen_line[ONCE_METHOD]);
     return s;
 }
 
@@ -481,6 +496,7 @@ static void set_defaults(mom_workunit *wu)
     wu->order = 3;
     wu->solver = MOM_REFERENCE;
     wu->precision = MOM_DOUBLE;
+    wu->far_field = MOM_FAR_CONSISTENT;
 }
 
 orr_status mom_workunit_parse(const char *path, const char *text, size_t len, mom_workunit *wu,

@@ -10,11 +10,15 @@
 orr_status mom_problem_init(const mom_workunit *wu, mom_problem *p, orr_error *err)
 {
     memset(p, 0, sizeof *p);
+    if (wu->far_field == MOM_FAR_EXACT && wu->method == MOM_METHOD_LCN)
+        return orr_fail(err, ORR_ERR_INPUT, "%s: far_field exact is MoM's (pulses over flat "
+                        "cells), not LCN's", wu->path);
+    p->far_field = wu->far_field;
     orr_status st = mom_geometry_init(wu, &p->g, err);
     if (st != ORR_OK)
         return st;
     if (wu->method == MOM_METHOD_MOM) {
-        p->n = p->g.n, p->px = p->g.cx, p->py = p->g.cy;
+        p->n = p->g.n, p->px = p->g.cx, p->py = p->g.cy, p->pw = p->g.w;
         return ORR_OK;
     }
     if (!(p->lcn = calloc(1, sizeof *p->lcn)))
@@ -27,7 +31,7 @@ orr_status mom_problem_init(const mom_workunit *wu, mom_problem *p, orr_error *e
         mom_geometry_free(&p->g);
         return st;
     }
-    p->n = p->lcn->n, p->px = p->lcn->x, p->py = p->lcn->y;
+    p->n = p->lcn->n, p->px = p->lcn->x, p->py = p->lcn->y, p->pw = p->lcn->wt;
     return ORR_OK;
 }
 
@@ -59,26 +63,4 @@ void mom_problem_column(const mom_problem *p, int j, double *col)
         mom_lcn_column(p->lcn, j, col);
     else
         mom_column(&p->g, j, col);
-}
-
-void mom_echo_widths(const mom_problem *p, const double *current, int n_angles, const double *deg,
-                     double *sigma)
-{
-    if (p->lcn) {
-        mom_lcn_echo_widths(p->lcn, current, n_angles, deg, sigma);
-        return;
-    }
-    const mom_geometry *g = &p->g;
-    for (int a = 0; a < n_angles; a++) {
-        const double phi = deg[a] * M_PI / 180, c = cos(phi), s = sin(phi);
-        double re = 0, im = 0;
-        for (int n = 0; n < g->n; n++) {
-            double ir, ii;
-            mom_cell_radiation(g->k, c, s, g->cx[n], g->cy[n], g->tx[n], g->ty[n], g->w[n], &ir, &ii);
-            const double jr = current[2 * n], ji = current[2 * n + 1];
-            re += jr * ir - ji * ii;
-            im += jr * ii + ji * ir;
-        }
-        sigma[a] = g->k * MOM_ETA * MOM_ETA / 4 * (re * re + im * im);
-    }
 }

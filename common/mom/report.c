@@ -1,6 +1,6 @@
 /* The MoM results (docs/mom.md section 4): the text table the validator
  * reads (echo widths, the solve's quality, per-phase times) and, where
- * the work unit asks, the surface currents as .npy. */
+ * the work unit asks, the surface currents beside their points as .npy. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,9 +22,11 @@ static void write_head(FILE *f, const mom_job *job)
         fprintf(f, "geometry circle radius %.17g\n", wu->radius);
     else
         fprintf(f, "geometry polygon vertices %d\n", wu->n_vertices);
-    fprintf(f, "wavelength %.17g k %.17g unknowns %d method %s solver %s precision %s\n",
+    fprintf(f, "wavelength %.17g k %.17g unknowns %d method %s solver %s precision %s "
+            "far_field %s\n",
             wu->wavelength, job->p.g.k, job->p.n, wu->method == MOM_METHOD_LCN ? "lcn" : "mom",
-            mom_solver_names[wu->solver], mom_precision_names[wu->precision]);
+            mom_solver_names[wu->solver], mom_precision_names[wu->precision],
+            mom_far_field_names[wu->far_field]);
     fprintf(f, "solve backward_error %.6g growth_factor %.6g smallest_pivot %.6g refinements %d\n",
             job->info.backward, job->info.growth, job->info.min_pivot, job->info.refinements);
     if (job->warning[0])
@@ -33,7 +35,8 @@ static void write_head(FILE *f, const mom_job *job)
             job->seconds[MOM_PHASE_FACTOR], job->seconds[MOM_PHASE_SOLVE]);
 }
 
-/* echo INCIDENCE ANGLE SIGMA/LAMBDA DB, one line an incidence and angle. */
+/* echo INCIDENCE ANGLE SIGMA/LAMBDA DB, one line an incidence and angle,
+ * every value with 17 digits: each reads back as the double written. */
 static orr_status write_echoes(FILE *f, const mom_job *job, orr_error *err)
 {
     const mom_workunit *wu = &job->wu;
@@ -44,7 +47,8 @@ static orr_status write_echoes(FILE *f, const mom_job *job, orr_error *err)
         mom_echo_widths(&job->p, job->current + 2 * (size_t)r * job->p.n, wu->n_echo, wu->echo, sigma);
         for (int a = 0; a < wu->n_echo; a++) {
             const double s = sigma[a] / wu->wavelength;
-            fprintf(f, "echo %.17g %.17g %.17g %.6f\n", wu->incidence[r], wu->echo[a], s, 10 * log10(s));
+            fprintf(f, "echo %.17g %.17g %.17g %.17g\n", wu->incidence[r], wu->echo[a], s,
+                    10 * log10(s));
         }
     }
     free(sigma);
@@ -70,23 +74,30 @@ static orr_status write_table(const mom_job *job, orr_error *err)
     return orr_output_commit(&out, err);
 }
 
-/* Every D-th unknown's current, [incidence][cell] complex128. */
+/* Every D-th unknown as a row of float64: its match point x, y (MoM: the
+ * cell's midpoint; LCN: the node), then Re J, Im J for each incidence in
+ * order; [rows][2 + 2 incidences], docs/mom.md section 4. The point beside
+ * the value lets a reader plot or compare J without cutting the cells
+ * again. */
 static orr_status write_current(const mom_job *job, orr_error *err)
 {
     const int d = job->wu.current_every, n = job->p.n, nrhs = job->wu.n_incidence;
-    const long shape[2] = {nrhs, (n + d - 1) / d};
-    double *out = malloc((size_t)shape[0] * shape[1] * 2 * sizeof *out);
+    const long shape[2] = {(n + d - 1) / d, 2 + 2L * nrhs};
+    double *out = malloc((size_t)shape[0] * (size_t)shape[1] * sizeof *out);
     if (!out)
         return orr_fail(err, ORR_ERR_NOMEM, "out of memory for the currents");
-    size_t o = 0;
-    for (int r = 0; r < nrhs; r++)
-        for (int i = 0; i < n; i += d, o++) {
-            out[2 * o] = job->current[2 * ((size_t)r * n + i)];
-            out[2 * o + 1] = job->current[2 * ((size_t)r * n + i) + 1];
+    double *row = out;
+    for (int i = 0; i < n; i += d, row += shape[1]) {
+        row[0] = job->p.px[i];
+        row[1] = job->p.py[i];
+        for (int r = 0; r < nrhs; r++) {
+            row[2 + 2 * r] = job->current[2 * ((size_t)r * n + i)];
+            row[3 + 2 * r] = job->current[2 * ((size_t)r * n + i) + 1];
         }
+    }
     char path[4096];
     orr_runtime_resolve(job->opt->job.npy ? job->opt->job.npy : "mom_current.npy", path, sizeof path);
-    orr_status st = orr_npy_write(path, ORR_NPY_C16, 2, shape, out, err);
+    orr_status st = orr_npy_write(path, ORR_NPY_F8, 2, shape, out, err);
     free(out);
     return st;
 }

@@ -244,8 +244,9 @@ run "$work/single_wu.txt" "$work/s.txt" 1
 run "$work/single_wu.txt" "$work/s2.txt" 2
 # edit IN OUT OP...: a copy of a results file, changed. OPs: db=K:D (echo
 # line K's sigma times 10^(D/10), its dB plus D), rel=K:X (sigma times
-# 1 + X), sigma=K:V (sigma V), raw=K:V (sigma V, the dB column kept), and
-# replace=KEY:TEXT (the line starting with KEY replaced by TEXT).
+# 1 + X), sigma=K:V (sigma V), raw=K:V (sigma V, the dB column kept),
+# dbcol=K:X (the dB column plus X, sigma kept) and replace=KEY:TEXT (the
+# line starting with KEY replaced by TEXT).
 edit() {
     python3 - "$@" <<'EOF'
 import math, sys
@@ -256,7 +257,7 @@ def set_sigma(k, s, keep_db=False):
     w = lines[echo[k]].split()
     w[3] = "%.17g" % s
     if not keep_db:
-        w[4] = "%.6f" % (10 * math.log10(s)) if s > 0 else "-inf"
+        w[4] = "%.17g" % (10 * math.log10(s)) if s > 0 else "-inf"
     lines[echo[k]] = " ".join(w)
 for op in ops:
     kind, arg = op.split("=", 1)
@@ -275,6 +276,10 @@ for op in ops:
         set_sigma(k, x)
     elif kind == "raw":
         set_sigma(k, x, keep_db=True)
+    elif kind == "dbcol":
+        w = lines[echo[k]].split()
+        w[4] = "%.17g" % (float(w[4]) + x)
+        lines[echo[k]] = " ".join(w)
 open(out, "w").write("\n".join(lines))
 EOF
 }
@@ -336,6 +341,24 @@ check 3 "init: a missing file (transient)" "$v" init "$work/none.txt"
 check 1 "init: a line after end" "$v" init "$work/after_end.txt"
 edit "$work/a.txt" "$work/dbcol.txt" raw=1:1.5
 check 1 "init: a dB column that is not its sigma's" "$v" init "$work/dbcol.txt"
+# the dB column has 17 digits: it must be its sigma's to a libm's few ulp
+db1=$(awk '$1 == "echo" { n++; if (n == 2) print $5 }' "$work/a.txt")
+edit "$work/a.txt" "$work/db_ulp.txt" dbcol=1:"$(python3 -c "print(abs($db1) * 1e-14 + 1e-14)")"
+edit "$work/a.txt" "$work/db_6dp.txt" dbcol=1:"$(python3 -c "print(abs($db1) * 1e-10 + 1e-10)")"
+check 0 "init: a dB column 1e-14 relative from its sigma's (another libm's log10)" "$v" init "$work/db_ulp.txt"
+check 1 "init: a dB column 1e-10 relative from its sigma's (not the value the app wrote)" \
+    "$v" init "$work/db_6dp.txt"
+# far_field, on the wavelength line
+sed 's/ far_field consistent$/ far_field exact/' "$work/a.txt" >"$work/exact.txt"
+check 0 "init: far_field exact with method mom" "$v" init "$work/exact.txt"
+check 1 "compare: another far_field (same hash)" "$v" compare "$work/a.txt" "$work/exact.txt"
+says "or far_field (its wavelength line differs)" "the message names far_field"
+sed 's/ method mom \(.*\) far_field consistent$/ method lcn \1 far_field exact/' "$work/a.txt" >"$work/lcn_exact.txt"
+check 1 "init: far_field exact with method lcn" "$v" init "$work/lcn_exact.txt"
+sed 's/ far_field consistent$/ far_field midpoint/' "$work/a.txt" >"$work/ff_word.txt"
+check 1 "init: an unknown far_field" "$v" init "$work/ff_word.txt"
+sed 's/ far_field consistent$//' "$work/a.txt" >"$work/ff_none.txt"
+check 1 "init: no far_field on the wavelength line" "$v" init "$work/ff_none.txt"
 edit "$work/a.txt" "$work/neg.txt" raw=1:-1
 check 1 "init: a negative sigma" "$v" init "$work/neg.txt"
 sed 's/^\(echo [^ ]* [^ ]*\) [^ ]* [^ ]*$/\1 nan nan/' "$work/a.txt" >"$work/nan.txt"
@@ -354,7 +377,7 @@ edit "$work/s.txt" "$work/be_single.txt" "replace=solve:solve backward_error 3e+
 check 0 "init: a backward error of 3e6 double eps in single precision (0.006 of single's)" "$v" init "$work/be_single.txt"
 edit "$work/a.txt" "$work/gf.txt" "replace=solve:solve backward_error 0.1 growth_factor 1 smallest_pivot nan refinements 0"
 check 1 "init: a growth factor from the reference solver" "$v" init "$work/gf.txt"
-edit "$work/a.txt" "$work/k.txt" "replace=wavelength:wavelength 1 k 6.3 unknowns $(awk '/^wavelength/ {print $6}' "$work/a.txt") method mom solver reference precision double"
+edit "$work/a.txt" "$work/k.txt" "replace=wavelength:wavelength 1 k 6.3 unknowns $(awk '/^wavelength/ {print $6}' "$work/a.txt") method mom solver reference precision double far_field consistent"
 check 1 "init: k not 2 pi / wavelength" "$v" init "$work/k.txt"
 # another work unit, params, geometry, solver; mixed kinds
 edit "$work/a.txt" "$work/wu.txt" "replace=work_unit:work_unit 0123456789abcdef"

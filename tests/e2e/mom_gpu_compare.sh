@@ -7,8 +7,8 @@
 # in single, 30 n eps of single precision).
 # The backward errors, the largest dB difference and, where the unit
 # writes them, the currents' largest difference (relative to the largest
-# current) are printed. An app that is not built, or whose device is
-# missing (exit 75), is skipped with a message. Prints PASS/FAIL/SKIP a
+# current; their points must be the same) are printed. An app that is not
+# built, or whose device is missing (exit 75), is skipped with a message. Prints PASS/FAIL/SKIP a
 # unit and app, then a summary; exits 1 when anything failed, 77
 # (automake's skip) when no GPU app could run, else 0.
 #
@@ -86,9 +86,14 @@ def faithful(r):
 if faithful(a)[0] != "nan":
     msg += "; growth factor %s, smallest pivot %s (CPU %s, %s)" % (faithful(b) + faithful(a))
 def npy(path):
+    """The currents' file (docs/mom.md section 4): its shape and its float64
+    values, rows of x, y, then Re J, Im J per incidence."""
     raw = open(path, "rb").read()
     n = int.from_bytes(raw[8:10], "little")
     head = ast.literal_eval(raw[10:10 + n].decode("latin1"))
+    if head["descr"] != "<f8" or len(head["shape"]) != 2:
+        sys.exit("%s: %s %s, not the float64 table of points and currents" % (
+            path, head["descr"], head["shape"]))
     return head["shape"], array.array("d", raw[10 + n:])
 pa, pb = os.path.join(a_dir, "current.npy"), os.path.join(b_dir, "current.npy")
 if os.path.exists(pa) or os.path.exists(pb):
@@ -97,9 +102,14 @@ if os.path.exists(pa) or os.path.exists(pb):
     (sa, va), (sb, vb) = npy(pa), npy(pb)
     if sa != sb:
         sys.exit("currents of shape %s against %s; %s" % (sa, sb, msg))
-    top = max(math.hypot(va[i], va[i + 1]) for i in range(0, len(va), 2))
-    diff = max(math.hypot(va[i] - vb[i], va[i + 1] - vb[i + 1]) for i in range(0, len(va), 2))
-    msg += "; currents within %.3g of the largest" % (diff / top)
+    rows, cols = sa
+    # the points are the host's geometry, the same code in every app
+    if any(va[r * cols + c] != vb[r * cols + c] for r in range(rows) for c in (0, 1)):
+        sys.exit("the currents' points differ; " + msg)
+    pairs = [r * cols + c for r in range(rows) for c in range(2, cols, 2)]
+    top = max(math.hypot(va[i], va[i + 1]) for i in pairs)
+    diff = max(math.hypot(va[i] - vb[i], va[i + 1] - vb[i + 1]) for i in pairs)
+    msg += "; the same points, currents within %.3g of the largest" % (diff / top)
 if not worst <= tol:
     sys.exit("beyond %g dB: %s" % (tol, msg))
 limit = 30 * 2.0 ** 29 if single else 30   # 30 n eps of the arithmetic

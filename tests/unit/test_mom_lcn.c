@@ -64,34 +64,26 @@ static mom_workunit polygon_unit(double *vertex, int n_vertices, int cells, int 
 /* ---- an LCN system built and solved ---- */
 
 typedef struct {
-    mom_lcn l;
+    mom_problem p;       /* the echo width's (mom_echo_widths) */
+    const mom_lcn *l;    /* p's LCN */
     double complex *j;   /* [n] the currents at the nodes */
 } solved;
-
-static int cells_of(const mom_workunit *wu)
-{
-    mom_geometry g;
-    orr_error err;
-    CU_ASSERT_EQUAL_FATAL(mom_geometry_init(wu, &g, &err), ORR_OK);
-    const int n = g.n;
-    mom_geometry_free(&g);
-    return n;
-}
 
 static void solve(solved *s, const mom_workunit *wu)
 {
     orr_error err;
-    CU_ASSERT_EQUAL_FATAL(mom_lcn_init(wu, cells_of(wu), &s->l, &err), ORR_OK);
-    const int n = s->l.n, one = 1;
+    CU_ASSERT_EQUAL_FATAL(mom_problem_init(wu, &s->p, &err), ORR_OK);
+    s->l = s->p.lcn;
+    const int n = s->l->n, one = 1;
     double complex *z = malloc((size_t)n * n * sizeof *z);
     int *ipiv = malloc((size_t)n * sizeof *ipiv), info;
     s->j = malloc((size_t)n * sizeof *s->j);
     CU_ASSERT_FATAL(z && ipiv && s->j);
     for (int c = 0; c < n; c++)
-        mom_lcn_column(&s->l, c, (double *)(z + (size_t)c * n));
+        mom_lcn_column(s->l, c, (double *)(z + (size_t)c * n));
     const double phi = INCIDENCE_DEG * PI / 180;
     for (int m = 0; m < n; m++)
-        s->j[m] = cexp(-I * s->l.k * (s->l.x[m] * cos(phi) + s->l.y[m] * sin(phi)));
+        s->j[m] = cexp(-I * s->l->k * (s->l->x[m] * cos(phi) + s->l->y[m] * sin(phi)));
     zgesv_(&n, &one, z, &n, ipiv, s->j, &n, &info);
     CU_ASSERT_EQUAL_FATAL(info, 0);
     free(z);
@@ -100,7 +92,7 @@ static void solve(solved *s, const mom_workunit *wu)
 
 static void solved_free(solved *s)
 {
-    mom_lcn_free(&s->l);
+    mom_problem_free(&s->p);
     free(s->j);
 }
 
@@ -111,9 +103,9 @@ static double circle_error(int cells, int q)
     solved s;
     solve(&s, &wu);
     double num = 0, den = 0;
-    for (int m = 0; m < s.l.n; m++) {
+    for (int m = 0; m < s.l->n; m++) {
         const double complex e =
-            exact_current(s.l.k, RADIUS, atan2(s.l.y[m], s.l.x[m]), INCIDENCE_DEG * PI / 180);
+            exact_current(s.l->k, RADIUS, atan2(s.l->y[m], s.l->x[m]), INCIDENCE_DEG * PI / 180);
         num += pow(cabs(s.j[m] - e), 2);
         den += pow(cabs(e), 2);
     }
@@ -164,9 +156,9 @@ static void test_echo_width(void)
     double deg[37], sigma[37], worst = 0;
     for (int a = 0; a < 37; a++)
         deg[a] = 10 * a;
-    mom_lcn_echo_widths(&s.l, (const double *)s.j, 37, deg, sigma);
+    mom_echo_widths(&s.p, (const double *)s.j, 37, deg, sigma);
     for (int a = 0; a < 37; a++) {
-        const double exact = exact_echo(s.l.k, RADIUS, deg[a] * PI / 180, INCIDENCE_DEG * PI / 180);
+        const double exact = exact_echo(s.l->k, RADIUS, deg[a] * PI / 180, INCIDENCE_DEG * PI / 180);
         worst = fmax(worst, fabs(10 * log10(sigma[a] / exact)));
     }
     printf("\n    echo width, N 40, q 4, 0..360 degrees: worst %.2e dB from the series ", worst);
@@ -193,7 +185,7 @@ static void polygon_sequence(const char *name, double *vertex, int n_vertices, d
         solved s;
         solve(&s, &wu);
         double sigma[POLY_ANGLES];
-        mom_lcn_echo_widths(&s.l, (const double *)s.j, POLY_ANGLES, deg, sigma);
+        mom_echo_widths(&s.p, (const double *)s.j, POLY_ANGLES, deg, sigma);
         printf("\n      N %3d:", cells);
         for (int a = 0; a < POLY_ANGLES; a++) {
             db[i][a] = 10 * log10(sigma[a]);

@@ -49,6 +49,7 @@ static void test_defaults(void)
     CU_ASSERT(wu.n_echo == 0 && wu.echo == NULL);
     CU_ASSERT(wu.solver == MOM_REFERENCE && wu.precision == MOM_DOUBLE);
     CU_ASSERT_EQUAL(wu.current_every, 0);
+    CU_ASSERT_EQUAL(wu.far_field, MOM_FAR_CONSISTENT);
     mom_workunit_free(&wu);
     /* zeroed: freeing again is harmless */
     CU_ASSERT(wu.incidence == NULL && wu.n_incidence == 0);
@@ -73,6 +74,7 @@ static const char circle_text[] =
     "density 20\r\n"
     "incidence -90\r\n"
     "solver faithful\r\n"
+    "far_field consistent\r\n"
     "circle radius=1.5\r\n";
 
 static void test_circle(void)
@@ -93,6 +95,17 @@ static void test_circle(void)
     CU_ASSERT(wu.echo[0] == 0 && wu.echo[1] == 90 && wu.echo[2] == -45.25 && wu.echo[3] == 180);
     CU_ASSERT(wu.solver == MOM_FAITHFUL && wu.precision == MOM_SINGLE);
     CU_ASSERT_EQUAL(wu.current_every, 4);
+    CU_ASSERT_EQUAL(wu.far_field, MOM_FAR_CONSISTENT);
+    mom_workunit_free(&wu);
+}
+
+/* far_field exact: MoM's flat-cell rule, kept as an option. */
+static void test_far_field_exact(void)
+{
+    mom_workunit wu;
+    orr_error err;
+    CU_ASSERT_EQUAL_FATAL(parse(MINIMAL "far_field exact\nmethod mom\n", &wu, &err), ORR_OK);
+    CU_ASSERT(wu.far_field == MOM_FAR_EXACT && wu.method == MOM_METHOD_MOM);
     mom_workunit_free(&wu);
 }
 
@@ -323,6 +336,9 @@ static void test_size_cap(void)
 #define ONLY_ECHO "a from= to= step= line is the only `echo` line (another on line "
 #define MIXED "single is not with solver mixed (line "
 #define MIXED_WHY "): mixed is single, then double, by definition"
+#define EXACT_LCN "exact is not with method lcn (line "
+#define EXACT_LCN_WHY "): it integrates MoM's pulses over flat cells; LCN's far field is its own " \
+                      "quadrature"
 
 typedef struct {
     const char *text;
@@ -471,6 +487,16 @@ static const bad_case bad_cases[] = {
     {BASE "current 4\n", "bad.txt:5: current: expected key=value, found '4'"},
     {BASE "current every=1 every=2\n", "bad.txt:5: current every: given twice on the line"},
     {BASE "current\ncurrent\n", "bad.txt:6: current: given twice (first at line 5)"},
+    /* far_field */
+    {BASE "far_field midpoint\n",
+     "bad.txt:5: far_field: expected consistent or exact, found 'midpoint'"},
+    {BASE "far_field\n", "bad.txt:5: far_field: expected 1 value, found 0"},
+    {BASE "far_field exact consistent\n", "bad.txt:5: far_field: expected 1 value, found 2"},
+    {BASE "far_field exact\nfar_field exact\n",
+     "bad.txt:6: far_field: given twice (first at line 5)"},
+    {BASE "far_field exact\nmethod lcn\n", "bad.txt:5: far_field: " EXACT_LCN "6" EXACT_LCN_WHY},
+    {BASE "method lcn order=2\nfar_field exact\n",
+     "bad.txt:6: far_field: " EXACT_LCN "5" EXACT_LCN_WHY},
     /* params */
     {BASE "param a 1\nparam a 2\n", "bad.txt:6: param: 'a' given twice"},
     {BASE "param 1a 2\n", "bad.txt:5: param: '1a' is not a name ([A-Za-z_][A-Za-z0-9_]*, at most "
@@ -598,6 +624,7 @@ int main(void)
     CU_add_test(s, "a minimal work unit: the documented defaults", test_defaults);
     CU_add_test(s, "a circle, every statement: the values written", test_circle);
     CU_add_test(s, "a polygon, echo from/to/step: the values written", test_polygon);
+    CU_add_test(s, "far_field exact with method mom", test_far_field_exact);
     CU_add_test(s, "echo from/to/step: the angles", test_echo_ranges);
     CU_add_test(s, "polygons at the rules' edges", test_polygon_edges);
     CU_add_test(s, "docs/mom.md's example", test_example);
