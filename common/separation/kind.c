@@ -14,6 +14,7 @@
  * tags were printed. The integral is summed in fixed chunks merged in
  * order (separation.h), so continuing from saved sums gives the very same
  * bits, and a resumed run prints exactly the bytes of an uninterrupted one. */
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -638,7 +639,9 @@ static orr_status sep_parse(void *p, const orr_option *o, const orr_opt_value *v
 }
 
 /* Numbers are search values after -p (negative ones look like options);
- * counted past the limit so that the message can say how many came. */
+ * counted past the limit so that the message can say how many came. strtod
+ * reads "inf" and "nan" as numbers: refused here, where the word and its
+ * place are known, before any file is read. */
 static orr_status sep_positional(void *p, const char *word, int *taken, orr_error *err)
 {
     sep_cli *c = p;
@@ -648,6 +651,10 @@ static orr_status sep_positional(void *p, const char *word, int *taken, orr_erro
         return ORR_OK;
     if (!c->after_p)
         return orr_fail(err, ORR_ERR_USAGE, "search value '%s' before -p", word);
+    if (!isfinite(v))
+        return orr_fail(err, ORR_ERR_INPUT,
+                        "-p: search value %d is '%s', not a finite number", c->run.n_search + 1,
+                        word);
     if (c->run.n_search < SEP_MAX_SEARCH_PARAMS)
         c->search[c->run.n_search] = v;
     c->run.n_search++;
