@@ -140,10 +140,16 @@ struct orr_kind {
      * sizes the work and makes the job in *job (nothing to free on
      * failure); step advances it by a bounded amount (a fraction of a
      * second); report writes the outputs and the results once and marks the
-     * payload as reported, so a restart after it prints nothing again. */
+     * payload as reported, so a restart under a client prints nothing
+     * again (run by hand, report_again repeats it). */
     orr_status (*plan)(const void *opts, orr_backend *be, void **job, orr_error *err);
     orr_status (*step)(void *job, orr_step *out, orr_error *err);
     orr_status (*report)(void *job, orr_error *err);
+    /* Run by hand again after the report (the checkpoint says so): repeat
+     * what the person saw the first time, from the restored payload,
+     * without computing. NULL: the results are files already there. Never
+     * called under a client (runtime/run.c says why). */
+    orr_status (*report_again)(void *job, orr_error *err);
     void (*free)(void *job);
 
     /* The checkpoint: where, the bytes to save, and their restore. restore

@@ -285,16 +285,16 @@ static orr_status launch_steps(void *p, int offset, int n, orr_error *err)
     fdtd_ctx *c = sc->c;
     orr_device *d = c->g->dev;
     const int np = c->s->n_probes;
-    const long every = c->wu->energy_every;
+    const int any_energy = c->wu->energy_every != 0;
     orr_status st = ORR_OK;
     for (int done = 0; st == ORR_OK && done < n;) {
         int m = 0, e = 0;
         st = orr_device_poison(d, c->b.probe_out, (size_t)(n - done) * np * sizeof(double), err);
-        if (st == ORR_OK && every)
+        if (st == ORR_OK && any_energy)
             st = orr_device_poison(d, c->b.rows, (size_t)(c->e_cap * rows_bytes(c)), err);
         for (; st == ORR_OK && done + m < n; m++) {
             const long step = sc->first + offset + done + m;
-            const int with_energy = every && step % every == 0;
+            const int with_energy = fdtd_energy_at(c->wu, step);
             if (with_energy && e == c->e_cap)
                 break;
             st = step_once(c, step, with_energy ? e++ * c->rows_len : -1, (int64_t)m * np, err);

@@ -123,6 +123,28 @@ void fdtd_workunit_free(fdtd_workunit *wu);
 /* "ex" .. "hz" */
 const char *fdtd_field_name(fdtd_field f);
 
+/* The energy series' steps (docs/fdtd.md section 4): every K-th step of
+ * `energy every=K` and the last step whatever K, so that the series always
+ * ends with the state the norms describe. The one rule for every backend,
+ * the job's count and the checkpoint's. */
+static inline int fdtd_energy_at(const fdtd_workunit *wu, long n)
+{
+    return wu->energy_every && (n % wu->energy_every == 0 || n == wu->steps);
+}
+/* The energies steps 1..done record. */
+static inline long fdtd_energy_count(const fdtd_workunit *wu, long done)
+{
+    if (!wu->energy_every)
+        return 0;
+    return done / wu->energy_every + (done == wu->steps && done % wu->energy_every != 0);
+}
+/* The step energy e (from 0) belongs to. */
+static inline long fdtd_energy_step(const fdtd_workunit *wu, long e)
+{
+    const long n = (e + 1) * wu->energy_every;
+    return n < wu->steps ? n : wu->steps;
+}
+
 /* ---- the discretisation (setup.c) ---- */
 
 /* Arrays of the state, in the checkpoint's order: the six fields, then

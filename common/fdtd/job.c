@@ -52,7 +52,7 @@ orr_status fdtd_job_plan(const void *opts, orr_backend *be, void **out, orr_erro
     if (st == ORR_OK)
         st = fdtd_ops_of(be, &job->ops, err);
     if (st == ORR_OK) {
-        const long n_energy = job->wu.energy_every ? job->wu.steps / job->wu.energy_every : 0;
+        const long n_energy = fdtd_energy_count(&job->wu, job->wu.steps);
         job->series = malloc((size_t)job->wu.steps * job->s.n_probes * sizeof *job->series);
         job->energy = malloc(((size_t)n_energy + 1) * sizeof *job->energy);
         if (!job->series || !job->energy)
@@ -180,11 +180,10 @@ static orr_status check_head(const fdtd_job *job, const fdtd_ckpt_head *h, size_
                              const char *path, orr_error *err)
 {
     const fdtd_setup *s = &job->s;
-    const long every = job->wu.energy_every;
     if (h->version != FDTD_CKPT_VERSION || h->real_bytes != s->real_bytes ||
         h->n_probes != s->n_probes || h->n_arrays != s->n_arrays)
         return bad_ckpt(path, "another layout or work unit", err);
-    if (h->done < 0 || h->done > job->wu.steps || h->n_energy != (every ? h->done / every : 0) ||
+    if (h->done < 0 || h->done > job->wu.steps || h->n_energy != fdtd_energy_count(&job->wu, (long)h->done) ||
         (h->reported != 0 && h->reported != 1) || (h->reported && h->done != job->wu.steps))
         return bad_ckpt(path, "steps, energies or the report flag out of range", err);
     if (h->reported)

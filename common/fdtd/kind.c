@@ -12,7 +12,7 @@
 static orr_status fdtd_step(void *p, orr_step *out, orr_error *err)
 {
     fdtd_job *job = p;
-    const long left = job->wu.steps - job->done, every = job->wu.energy_every;
+    const long left = job->wu.steps - job->done;
     const int count = left < job->chunk ? (int)left : job->chunk;
     if (count > 0) {
         const double t0 = orr_runtime_seconds();
@@ -25,7 +25,7 @@ static orr_status fdtd_step(void *p, orr_step *out, orr_error *err)
         job->seconds += t;
         job->steps_here += count;
         job->done += count;
-        job->n_energy = every ? job->done / every : 0;
+        job->n_energy = fdtd_energy_count(&job->wu, job->done);
         /* the next chunk: about STEP_SECONDS, growing at most twofold */
         if (t < STEP_SECONDS / 2 && job->chunk < (1 << 20))
             job->chunk *= 2;

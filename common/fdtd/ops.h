@@ -23,7 +23,7 @@ typedef struct {
      * the CPML's E terms, the source (the cell set to -fdtd_source_value(s, n) while
      * n <= release_after), the H sweep, the CPML's H terms. After step n:
      * probes[(n - first) * s->n_probes + p] = probe p's value (as double);
-     * when n % energy_every == 0, energy[e++] = W(n) (update.h's order),
+     * when fdtd_energy_at(wu, n), energy[e++] = W(n) (update.h's order),
      * e counting from 0 within the call. */
     orr_status (*steps)(fdtd_ctx *ctx, long first, int count, double *probes, double *energy,
                         orr_error *err);

@@ -218,10 +218,9 @@ static orr_status ref_steps(fdtd_ctx *c, long first, int count, double *probes, 
                             orr_error *err)
 {
     const fdtd_setup *s = c->s;
-    const long every = c->wu->energy_every;
     (void)err;
     for (long n = first; n < first + count; n++) {
-        const int with_rows = every && n % every == 0;
+        const int with_rows = fdtd_energy_at(c->wu, n);
         one_step(c, n, with_rows);
         if (with_rows)
             *energy++ = 0.5 * (s->d[0] * s->d[1] * s->d[2] * sum_rows(c));

@@ -55,7 +55,7 @@ static orr_status write_table(const fdtd_job *job, const double l2[FDTD_N_FIELDS
         fputc('\n', out.f);
     }
     for (long e = 0; e < job->n_energy; e++)
-        fprintf(out.f, "energy %ld %.17g\n", (e + 1) * job->wu.energy_every, job->energy[e]);
+        fprintf(out.f, "energy %ld %.17g\n", fdtd_energy_step(&job->wu, e), job->energy[e]);
     for (int f = 0; f < FDTD_N_FIELDS; f++)
         fprintf(out.f, "norm %s %.17g %.17g\n", fdtd_field_name(f), l2[f], max[f]);
     const double cells = (double)job->s.n[0] * job->s.n[1] * job->s.n[2];

@@ -73,7 +73,11 @@ static orr_status step_until_finished(const run_state *r, orr_error *err)
 }
 
 /* The results and the record that they were reported belong together: a
- * quit between them would report them twice after the restart. */
+ * quit between them would report them twice after the restart. They are
+ * printed before that record is saved, not after: a process killed
+ * between the two (a crash, SIGKILL; a quit waits for the critical
+ * section) prints the same bytes once more after its restart, where the
+ * other order would leave a finished task with no results at all. */
 static orr_status report_once(const run_state *r, orr_error *err)
 {
     orr_runtime_progress(1.0);
@@ -86,6 +90,18 @@ static orr_status report_once(const run_state *r, orr_error *err)
     return s;
 }
 
+/* A run restarted after it reported. Under a client it has nothing left
+ * to do: the slot's stderr.txt (appended across restarts) and result files
+ * hold the results, and a second copy would go back to the server with
+ * them. Run by hand, whoever runs it again in the same folder wants to see
+ * the results again: the kind repeats its report from the checkpoint. */
+static orr_status report_again(const run_state *r, orr_error *err)
+{
+    if (!orr_runtime_is_standalone() || !r->kind->report_again)
+        return ORR_OK;
+    return r->kind->report_again(r->job, err);
+}
+
 static orr_status run_planned(run_state *r, orr_error *err)
 {
     int reported;
@@ -93,8 +109,9 @@ static orr_status run_planned(run_state *r, orr_error *err)
     orr_runtime_resolve(r->spec.file, r->path, sizeof r->path);
     restore(r, &reported);
     orr_status s = ORR_OK;
-    /* A task restarted after it reported has nothing left to do. */
-    if (!reported) {
+    if (reported) {
+        s = report_again(r, err);
+    } else {
         s = step_until_finished(r, err);
         if (s == ORR_OK)
             s = report_once(r, err);

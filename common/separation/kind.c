@@ -4,8 +4,9 @@
  * people), the --check tool, and the work unit: read the inputs; integrate every bundle
  * member's areas through the backend (the long part, checkpointed); then
  * compute all likelihoods (short, not checkpointed), write the output files
- * and print the tags once, at the end. The runtime's loop (runtime/run.c)
- * drives the steps.
+ * and print the tags once, at the end (run by hand again in a finished
+ * run's folder: again, from the checkpoint). The runtime's loop
+ * (runtime/run.c) drives the steps.
  *
  * Everything a resumed run needs lives in one plain struct, sep_run_state,
  * saved whole: the member and area being integrated, the position in the
@@ -13,6 +14,7 @@
  * tags were printed. The integral is summed in fixed chunks merged in
  * order (separation.h), so continuing from saved sums gives the very same
  * bits, and a resumed run prints exactly the bytes of an uninterrupted one. */
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -453,6 +455,25 @@ static orr_status sep_report(void *p, orr_error *err)
     return ORR_OK;
 }
 
+/* Run by hand again in a finished run's folder: the tags again, from the
+ * checkpoint's results (and results.txt with -t, written the same way).
+ * The -o membership file is not: its per-star values are not kept. */
+static orr_status sep_report_again(void *p, orr_error *err)
+{
+    sep_job *job = p;
+    if (job->opt->write_results_file) {
+        orr_status s = open_output(RESULTS_FILE, &job->results, err);
+        if (s != ORR_OK)
+            return s;
+        print_tags(job, job->results.f);
+        s = orr_output_commit(&job->results, err);
+        if (s != ORR_OK)
+            return s;
+    }
+    print_tags(job, stderr);
+    return ORR_OK;
+}
+
 static void sep_checkpoint(const void *p, orr_checkpoint_spec *spec)
 {
     const sep_job *job = p;
@@ -475,8 +496,8 @@ static void log_resume(const sep_job *job, const char *path)
 {
     const sep_run_state *st = job->st;
     if (st->printed)
-        orr_log("%s: this work unit finished and reported its results already; "
-                "-i computes it again", path);
+        orr_log("%s: this work unit finished and reported its results already "
+                "(-i computes them again)", path);
     else if (st->member == job->members)
         orr_log("resuming from checkpoint: integrals done, likelihood next");
     else
@@ -618,7 +639,9 @@ static orr_status sep_parse(void *p, const orr_option *o, const orr_opt_value *v
 }
 
 /* Numbers are search values after -p (negative ones look like options);
- * counted past the limit so that the message can say how many came. */
+ * counted past the limit so that the message can say how many came. strtod
+ * reads "inf" and "nan" as numbers: refused here, where the word and its
+ * place are known, before any file is read. */
 static orr_status sep_positional(void *p, const char *word, int *taken, orr_error *err)
 {
     sep_cli *c = p;
@@ -628,6 +651,10 @@ static orr_status sep_positional(void *p, const char *word, int *taken, orr_erro
         return ORR_OK;
     if (!c->after_p)
         return orr_fail(err, ORR_ERR_USAGE, "search value '%s' before -p", word);
+    if (!isfinite(v))
+        return orr_fail(err, ORR_ERR_INPUT,
+                        "-p: search value %d is '%s', not a finite number", c->run.n_search + 1,
+                        word);
     if (c->run.n_search < SEP_MAX_SEARCH_PARAMS)
         c->search[c->run.n_search] = v;
     c->run.n_search++;
@@ -697,6 +724,7 @@ const orr_kind sep_descriptor = {
     .plan = sep_plan,
     .step = sep_step,
     .report = sep_report,
+    .report_again = sep_report_again,
     .free = job_free,
     .checkpoint = sep_checkpoint,
     .payload = sep_payload,

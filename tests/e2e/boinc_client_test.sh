@@ -6,7 +6,11 @@
 # of the inputs and of the result file). The test suspends and resumes it mid-run with
 # boinccmd and checks the exit status, the output file against a standalone
 # run of the same work unit (byte for byte), that the client recorded a
-# checkpoint and that the task resumed from it. A second job runs a
+# checkpoint and that the task resumed from it. Then, in the two seconds
+# boinc_finish waits before it writes the finish file, the app is killed:
+# the client restarts a task that had reported, which must print nothing
+# again and still leave a result orrery-validate accepts, with its tags once
+# in stderr. A second job runs a
 # GPU-requiring stub on a fake NVIDIA GPU and must be postponed (BOINC's
 # temporary exit) with the stub's reason. A third (with ORR_OPENCL_APP) runs
 # the OpenCL app on that fake GPU: it must ask BOINC for its device, find
@@ -23,6 +27,7 @@ stub=$(readlink -f "${ORR_GPU_STUB:?set ORR_GPU_STUB to tests/e2e/orrery_gpu_stu
 data=$(readlink -f "${ORR_DATA:?set ORR_DATA to tests/data/milkyway}")
 top=$(cd "$(dirname "$0")/../.." && pwd)
 wugen=${ORR_WUGEN:-$top/workunits/orrery-wugen}
+validate=${ORR_VALIDATE:-$(dirname "$app")/../workunits/orrery-validate}
 templates=$top/server_templates
 
 if [ "${ORR_WITH_BOINC:-yes}" != yes ]; then
@@ -211,6 +216,22 @@ wait_for "$dir/client.log" "task_state=SUSPENDED|suspended by user|Suspending" 2
     fail "the client did not report the suspension"
 sleep 2
 task resume || fail "boinccmd resume failed"
+# The report done, boinc_finish waits 2 s before its finish file: a kill
+# there is a task that reported and must start again (the client restarts
+# a killed task). The slot's stderr.txt says when boinc_finish began.
+killed_after_finish=0
+for _ in $(seq 6000); do   # 20 minutes at most, as below
+    grep -q "Computation for task wu1_r0 finished" "$dir/client.log" && break
+    kill -0 "$client_pid" 2>/dev/null || break
+    if grep -qs "called boinc_finish" "$dir"/slots/*/stderr.txt; then
+        app_pid=$(boinccmd --host "127.0.0.1:$port" --passwd "$password" --get_tasks |
+            sed -n 's/^ *PID: *\([0-9][0-9]*\).*/\1/p' | head -1)
+        [ -n "$app_pid" ] && ! ls "$dir"/slots/*/boinc_finish_called >/dev/null 2>&1 &&
+            kill -9 "$app_pid" 2>/dev/null && killed_after_finish=1
+        break
+    fi
+    sleep 0.2
+done
 wait_for "$dir/client.log" "Computation for task wu1_r0 finished" 1200 ||
     fail "the task did not finish"
 stop_client
@@ -226,9 +247,20 @@ grep -q "resuming from checkpoint" "$state" ||
     fail "the task did not resume from its checkpoint (stderr in client_state.xml)"
 [ "$(grep -c '^<search_likelihood>' "$state")" -eq 1 ] ||
     fail "stderr does not hold exactly one <search_likelihood>"
+"$validate" init "$out" >"$work/validate.log" 2>&1 ||
+    fail "orrery-validate refuses the result: $(tail -1 "$work/validate.log")"
+if [ $killed_after_finish = 1 ]; then
+    grep -q "reported its results already" "$state" ||
+        fail "killed in boinc_finish, the task was not restarted from its reported checkpoint"
+    [ "$(grep -c 'called boinc_finish' "$state")" -ge 2 ] ||
+        fail "the restarted task did not finish again"
+    echo "killed in boinc_finish: restarted, nothing printed again, the result valid"
+else
+    echo "note: the task finished before the kill in boinc_finish (not exercised this time)"
+fi
 echo "client log: $(grep -c 'wu1_r0 checkpointed' "$dir/client.log") checkpoints recorded"
 grep '^<search_likelihood>' "$out"
-echo "CPU job: suspended, resumed from its checkpoint, exit 0, output identical to standalone"
+echo "CPU job: suspended, resumed from its checkpoint, exit 0, output identical to standalone and valid"
 
 # ---- a GPU job the stub cannot run: postponed, not failed ----
 dir="$work/gpu"

@@ -14,6 +14,7 @@
 #   cells-16-areas.txt     16 areas of 1e11 cells: 1.6e12, months of CPU
 #   flops-bundle-v146.txt  within the cell limit, but 11 bundle members of it
 #   stars-3.txt            three stars of stripe 11, to keep the runs short
+#   (and on the command line: search values inf and nan)
 #   forge_checkpoint.py    rewrites checkpoint fields and recomputes the CRC
 #
 # Environment: ORR_APP (the CPU app), ORR_DATA (tests/data/milkyway).
@@ -63,6 +64,17 @@ expect 65 "model flops (11 bundle members of 4.67e+14), more than the limit" \
 # --check judges (and would print) the same numbers
 expect 65 "the work unit has 1.6e+12 grid cells" --check \
     -a "$here/cells-16-areas.txt" -s "$stars3" -np 20 -p "${v[@]}"
+
+# ---- search values that are not finite numbers: exit 65, by position ----
+for bad in inf -Infinity nan NAN; do
+    nonfinite=("${v[@]}")
+    nonfinite[5]=$bad
+    expect 65 "-p: search value 6 is '$bad', not a finite number" \
+        -a "$small11" -s "$stars3" -np 20 -p "${nonfinite[@]}"
+done
+# refused before the files are read: the missing one is not what it says
+expect 65 "-p: search value 20 is 'nan', not a finite number" \
+    -a "$work/missing.txt" -s "$stars3" -np 20 -p "${v[@]:0:19}" nan
 
 # ---- results that cannot be computed: exit 70, no tags ----
 expect 70 "the background integral (wedge minus cuts) is 0, not a positive number" \

@@ -2,15 +2,20 @@
 # Kill test: a separation run killed with SIGKILL at random moments and
 # restarted each time must print exactly the tags of an uninterrupted run.
 #
-# The killed run works in a folder with an init_data.xml that sets a 1 s
-# checkpoint period (BOINC's library reads it even without a client), and
-# ORRERY_TEST_CHECKPOINT_PAUSE_MS holds every checkpoint write half done for
-# a moment so that some kills land inside a write. stderr is appended across
+# The killed run checkpoints every second: built with BOINC, through an
+# init_data.xml in its folder (BOINC's library reads it even without a
+# client); built without (ORR_WITH_BOINC=no), through --checkpoint-period 1,
+# the standalone runtime's own clock. ORRERY_TEST_CHECKPOINT_PAUSE_MS
+# holds every checkpoint write half done for a moment so that some kills land inside a write. stderr is appended across
 # restarts, as BOINC does with stderr.txt. Along the way the checkpoint is
 # once corrupted and once replaced by another work unit's: both must be
-# refused with a message and the run must start again from zero.
+# refused with a message and the run must start again from zero. Run again
+# by hand in the finished folder, the app prints the same tags again from
+# its checkpoint without computing (under a client it would print nothing:
+# boinc_client_test.sh checks that).
 #
-# Environment: ORR_APP (the app), ORR_DATA (tests/data/milkyway);
+# Environment: ORR_APP (the app), ORR_DATA (tests/data/milkyway),
+# ORR_WITH_BOINC (yes or no, as configured; default yes);
 # ORR_KILL_SEED picks the random kill times (printed, to replay a failure).
 set -u
 refine_grid="$(cd "$(dirname "$0")/../../tools" && pwd)/refine-grid.sh"
@@ -37,7 +42,17 @@ params="$work/params.txt"
 # Two threads whatever the machine, so the run's length (and the number of
 # kills it leaves room for) does not grow with the core count.
 run_args=(-a "$params" -s "$stars" --nthreads 2 -np 20 -p "${search[@]}")
-init_data='<app_init_data><checkpoint_period>1</checkpoint_period></app_init_data>'
+# every_second goes before run_args: the search values run to the end.
+if [ "${ORR_WITH_BOINC:-yes}" = yes ]; then
+    init_data='<app_init_data><checkpoint_period>1</checkpoint_period></app_init_data>'
+    every_second=()
+else
+    init_data=
+    every_second=(--checkpoint-period 1)
+fi
+checkpointing() { # the current folder's checkpoint clock
+    [ -z "$init_data" ] || echo "$init_data" >init_data.xml
+}
 
 # A random duration in seconds, from $1 to $2 tenths of a second.
 random_delay() { local t=$(($1 + RANDOM % ($2 - $1 + 1))); echo "$((t / 10)).$((t % 10))"; }
@@ -53,10 +68,10 @@ grep '^<' stderr.txt >tags || fail "no tags from the uninterrupted run"
 
 # ---- another work unit's checkpoint (other search values) ----
 mkdir "$work/other" && cd "$work/other" || exit 1
-echo "$init_data" >init_data.xml
+checkpointing
 other=("${run_args[@]}")
 other[9]=0.6   # the first search value
-"$app" "${other[@]}" 2>stderr.txt &
+"$app" "${every_second[@]}" "${other[@]}" 2>stderr.txt &
 pid=$!
 for _ in $(seq 100); do [ -f separation_checkpoint ] && break; sleep 0.05; done
 kill -9 $pid 2>/dev/null; wait $pid 2>/dev/null
@@ -64,13 +79,13 @@ kill -9 $pid 2>/dev/null; wait $pid 2>/dev/null
 
 # ---- the killed run ----
 mkdir "$work/killed" && cd "$work/killed" || exit 1
-echo "$init_data" >init_data.xml
+checkpointing
 export ORRERY_TEST_CHECKPOINT_PAUSE_MS=300
 kills=0 in_write=0 lives=0
 while :; do
     lives=$((lives + 1))
     touch life_started
-    "$app" "${run_args[@]}" 2>>stderr.txt &
+    "$app" "${every_second[@]}" "${run_args[@]}" 2>>stderr.txt &
     pid=$!
     if [ $kills -ge $min_kills ]; then
         wait $pid; rc=$?
@@ -91,11 +106,11 @@ while :; do
        sleep "0.$((RANDOM % 10))" ;;
     esac
     writing=0; [ -f separation_checkpoint.tmp ] && writing=1
-    if ! kill -9 $pid 2>/dev/null; then
-        wait $pid; rc=$?
-        break                                    # it finished first
-    fi
-    wait $pid 2>/dev/null
+    kill -9 $pid 2>/dev/null   # succeeds on a run that has just exited, too
+    wait $pid 2>/dev/null; rc=$?
+    # Finished first: a restart now would be a rerun by hand, which prints
+    # the tags again (checked at the end), not a resume.
+    [ $rc -eq 137 ] || break
     kills=$((kills + 1)); in_write=$((in_write + writing))
     case $kills in
     4) [ -f separation_checkpoint ] && printf 'X' |
@@ -121,14 +136,19 @@ if ! cmp -s tags ../reference/tags; then
 fi
 echo "tags byte-identical to the uninterrupted run ($(wc -l <tags) lines)"
 
-# A finished checkpoint: a rerun reports nothing twice; -i computes again
-# and -c removes the checkpoint afterwards.
+# A finished checkpoint: a rerun by hand prints the same tags again from it
+# (and writes results.txt with -t) without computing; -i computes again and
+# -c removes the checkpoint afterwards.
 unset ORRERY_TEST_CHECKPOINT_PAUSE_MS
-"$app" "${run_args[@]}" 2>again.txt || fail "rerun on a finished checkpoint failed"
-grep -q '^<' again.txt && fail "a rerun on a finished checkpoint printed the tags again"
-grep -q 'reported its results already' again.txt || fail "the rerun did not say why it printed nothing"
+start=$(date +%s%N)
+"$app" -t "${run_args[@]}" 2>again.txt || fail "rerun on a finished checkpoint failed"
+rerun_ms=$((($(date +%s%N) - start) / 1000000))
+grep -q 'reported its results already' again.txt || fail "the rerun did not say it had finished already"
+grep -q 'separation: finished in' again.txt && fail "the rerun computed the work unit again"
+grep '^<' again.txt | cmp -s - ../reference/tags || fail "the rerun's tags differ: $(tail -3 again.txt)"
+cmp -s results.txt ../reference/tags || fail "the rerun's results.txt differs from the tags"
 "$app" -i -c "${run_args[@]}" 2>fresh.txt || fail "run with -i -c failed"
 grep '^<' fresh.txt | cmp -s - ../reference/tags || fail "-i run: tags differ"
 [ -f separation_checkpoint ] && fail "-c left the checkpoint behind"
-echo "finished checkpoint: rerun prints nothing twice, -i recomputes, -c removes it"
+echo "finished checkpoint: a rerun prints the tags again ($rerun_ms ms), -i computes again, -c removes it"
 echo "1 passed, 0 failed"

@@ -280,9 +280,8 @@ static void resume(int w, const uint8_t *payload, size_t size)
         fdtd_descriptor.free(job);
         return;
     }
-    const long every = job->wu.energy_every;
     if (job->done != h.done || job->done < 0 || job->done > job->wu.steps ||
-        job->n_energy != (every ? job->done / every : 0) || job->n_energy != h.n_energy)
+        job->n_energy != fdtd_energy_count(&job->wu, job->done) || job->n_energy != h.n_energy)
         broken(w, "the steps or the energies are not the checkpoint's");
     const size_t series = (size_t)job->done * s->n_probes * sizeof(double),
                  energies = (size_t)job->n_energy * sizeof(double);

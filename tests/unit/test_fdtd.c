@@ -27,7 +27,7 @@ typedef struct {
     fdtd_setup s;
     fdtd_ctx *ctx;
     double *series;   /* [steps][n_probes] */
-    double *energy;   /* [steps / every] */
+    double *energy;   /* [fdtd_energy_count(wu, steps)], zero past it */
 } run;
 
 static void run_text(run *r, const char *text)
@@ -104,6 +104,39 @@ static void test_energy(void)
     energy_flat(cavity("pec", "material glass eps_r=4\nbox material=glass from=0,0,0 to=6e-3,1,1\n",
                        buf, sizeof buf), 40, 1e-13);
     energy_flat(cavity("pec", "precision single\n", buf, sizeof buf), 40, 1e-5);
+}
+
+/* The series ends with the last step even where K does not divide the
+ * steps: 305 steps every 10 give 31 energies, the last W(305), the very
+ * value a run sampling every step gives there (and both runs' other
+ * samples agree); with 300 steps the last step is not sampled twice. */
+static void test_energy_last_step(void)
+{
+    char every10[1024], every1[1024];
+    const char *head = "orrery-fdtd 1\ngrid 12 10 9\ncell 1e-3 1.2e-3 0.9e-3\nsteps %d\n"
+                       "boundary pec\nsource waveform=gauss width=6 release_after=40\n"
+                       "probe ez 3 4 5\nenergy every=%d\n";
+    snprintf(every10, sizeof every10, head, 305, 10);
+    snprintf(every1, sizeof every1, head, 305, 1);
+    run a, b;
+    run_text(&a, every10);
+    run_text(&b, every1);
+    CU_ASSERT_EQUAL(fdtd_energy_count(&a.wu, 304), 30);
+    CU_ASSERT_EQUAL(fdtd_energy_count(&a.wu, 305), 31);
+    CU_ASSERT_EQUAL(fdtd_energy_step(&a.wu, 29), 300);
+    CU_ASSERT_EQUAL(fdtd_energy_step(&a.wu, 30), 305);
+    CU_ASSERT_EQUAL(fdtd_energy_count(&b.wu, 305), 305);
+    for (long e = 0; e < 31; e++)
+        CU_ASSERT_EQUAL(a.energy[e], b.energy[fdtd_energy_step(&a.wu, e) - 1]);
+    CU_ASSERT_EQUAL(a.energy[31], 0);   /* nothing past the count (calloc'd) */
+    run_free(&a);
+    run_free(&b);
+    snprintf(every10, sizeof every10, head, 300, 10);
+    run_text(&a, every10);
+    CU_ASSERT_EQUAL(fdtd_energy_count(&a.wu, 300), 30);
+    CU_ASSERT_EQUAL(fdtd_energy_step(&a.wu, 29), 300);
+    CU_ASSERT_EQUAL(a.energy[30], 0);
+    run_free(&a);
 }
 
 /* ---- resonances ---- */
@@ -381,6 +414,7 @@ int main(void)
         return 1;
     CU_pSuite s = CU_add_suite("fdtd", NULL, NULL);
     CU_add_test(s, "energy constant after the source's release", test_energy);
+    CU_add_test(s, "energy series ends with the last step", test_energy_last_step);
     CU_add_test(s, "cavity peaks at the Yee eigenfrequencies", test_resonances);
     CU_add_test(s, "discrete divergence of E away from the source", test_divergence);
     CU_add_test(s, "CPML reflection at normal incidence <= -40 dB", test_cpml);
