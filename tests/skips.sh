@@ -26,7 +26,7 @@ for log in "$@"; do
     name=${log%.log}
     trs=$name.trs
     if [ -f "$trs" ] && grep -q '^:test-result: SKIP' "$trs"; then
-        reason=$(grep '^SKIP' "$log" | tail -1)
+        reason=$(grep '^SKIP' "$log" | grep -v '(exit status: 77)$' | tail -1)
         report "$name" "${reason:-(the test printed no SKIP line)}"
         continue
     fi

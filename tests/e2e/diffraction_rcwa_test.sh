@@ -74,7 +74,9 @@ if [ -z "$py" ]; then
 fi
 echo "grcwa $($py -c 'import grcwa; print(grcwa.__version__)') installed in $(($(date +%s) - start)) s"
 
-# BLAS threads for the (small) RCWA side only; the app keeps its own setting
+# BLAS threads for the (small) RCWA side only; the app keeps its own setting.
+# In the scratch folder: the app's checkpoint stays out of the build tree.
+cd "$work" || exit 1
 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 $py "$top/tests/diffraction/rcwa_compare.py" \
     --app "$app" "$top"/tests/data/diffraction/rcwa_*.txt
 rc=$?
