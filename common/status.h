@@ -9,6 +9,17 @@
 
 /* Exit codes follow sysexits(3): they stay clear of BOINC's reserved
  * 192-208 and tell a volunteer's log reader what kind of failure it was.
+ * A device failure is one of two rows. ORR_ERR_DEVICE (75, EX_TEMPFAIL)
+ * is transient: busy, out of memory now, lost; another try on this host
+ * may work, so under BOINC it is a temporary exit. ORR_ERR_DEVICE_UNFIT
+ * (78, EX_CONFIG: this host's device or driver is not set up for the
+ * work) is permanent for this host: the kernels do not build, the device
+ * lacks a capability (double precision, correctly rounded division, a
+ * large enough work group), the unit can never fit its memory, the driver
+ * is too old. Retried here it fails again until the deadline, so it ends
+ * the task as an error and the server sends the work to another host. It
+ * is not 69 (the unit asks for what this build lacks, on every host), so
+ * that an admin can count the hosts a plan class lets through wrongly.
  * X(name, exit_code, transient, message) */
 #define ORR_STATUS_TABLE(X)                                                  \
     X(ORR_OK,              0,  0, "success")                                 \
@@ -21,6 +32,7 @@
     X(ORR_ERR_NOMEM,       71, 0, "out of memory")                           \
     X(ORR_ERR_WRITE,       74, 0, "cannot write output file")                \
     X(ORR_ERR_DEVICE,      75, 1, "compute device unavailable")              \
+    X(ORR_ERR_DEVICE_UNFIT, 78, 0, "compute device cannot run this work")    \
     X(ORR_ERR_NUMERIC,     70, 0, "non-finite intermediate result")          \
     X(ORR_ERR_CHECKPOINT,  74, 0, "checkpoint cannot be used")               \
     X(ORR_QUIT,            0,  1, "quit requested")
@@ -42,8 +54,9 @@ typedef struct {
 const char *orr_status_name(orr_status s);
 const char *orr_status_message(orr_status s);
 int orr_status_exit_code(orr_status s);
-/* Transient failures (no usable GPU, out of device memory) should be retried
- * later on the same host: under BOINC they become a temporary exit. */
+/* Transient failures (no usable GPU now, out of device memory now) should be
+ * retried later on the same host: under BOINC they become a temporary exit.
+ * Every other error ends the task with its exit code (boinc_finish). */
 int orr_status_is_transient(orr_status s);
 
 /* Record an error with printf-style context; returns status so callers can

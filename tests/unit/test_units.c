@@ -300,6 +300,26 @@ static void test_status_table(void)
     CU_ASSERT(!orr_status_is_transient(ORR_ERR_PARSE));
 }
 
+/* The two device classes: unavailable now (75, EX_TEMPFAIL, BOINC's
+ * temporary exit) and unfit for the work on this host (78, EX_CONFIG, an
+ * error the server sends elsewhere), and no other error row transient:
+ * a permanent failure retried on the same host runs until the deadline. */
+static void test_status_device_classes(void)
+{
+    CU_ASSERT_EQUAL(orr_status_exit_code(ORR_ERR_DEVICE), 75);
+    CU_ASSERT(orr_status_is_transient(ORR_ERR_DEVICE));
+    CU_ASSERT_EQUAL(orr_status_exit_code(ORR_ERR_DEVICE_UNFIT), 78);
+    CU_ASSERT(!orr_status_is_transient(ORR_ERR_DEVICE_UNFIT));
+    CU_ASSERT_STRING_EQUAL(orr_status_name(ORR_ERR_DEVICE_UNFIT), "ORR_ERR_DEVICE_UNFIT");
+    for (int s = 1; s < ORR_STATUS_COUNT; s++) {
+        const orr_status st = (orr_status)s;
+        if (st != ORR_ERR_DEVICE_UNFIT)
+            CU_ASSERT_NOT_EQUAL(orr_status_exit_code(st), 78);
+        if (orr_status_is_transient(st))
+            CU_ASSERT(st == ORR_ERR_DEVICE || st == ORR_QUIT);
+    }
+}
+
 /* ---------------- malformed inputs ---------------- */
 
 static char *small11_text;  /* a valid parameter file to break */
@@ -1028,6 +1048,7 @@ int main(void)
     CU_add_test(num, "stream centre and axis", test_stream_centre_on_stripe);
     CU_add_test(num, "stream exponent as a quadratic in r", test_stream_quadratic);
     CU_add_test(num, "status table", test_status_table);
+    CU_add_test(num, "status table: the device classes", test_status_device_classes);
     CU_pSuite bad = CU_add_suite("malformed inputs", NULL, NULL);
     CU_add_test(bad, "parameter file breakages", test_params_breakages);
     CU_add_test(bad, "message names file and line", test_params_file_line_in_message);
