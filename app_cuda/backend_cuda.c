@@ -1,8 +1,9 @@
 /* CUDA backend: the device (device_cuda.c) and the kinds it accelerates;
  * each kind's CUDA host code (app_cuda/<kind>/host.c) runs its kernels
- * through the device layer. A CUDA failure is ORR_ERR_DEVICE, which the
- * driver turns into BOINC's temporary exit; results from a failed
- * computation are never used. */
+ * through the device layer. A CUDA failure is ORR_ERR_DEVICE (BOINC's
+ * temporary exit) or ORR_ERR_DEVICE_UNFIT (an error: this device or
+ * driver fails so every time), as orr_cuda_status classes it; results
+ * from a failed computation are never used. */
 #include "cuda_backend.h"
 
 #include "device_cuda.h"

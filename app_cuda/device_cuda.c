@@ -11,10 +11,39 @@
 
 #include "runtime/runtime.h"
 
+/* The errors another try on this host may mend (ORR_ERR_DEVICE, BOINC's
+ * temporary exit): memory taken now, the device busy or held by another
+ * process, a device missing now (lost, or its driver reloading), a kernel
+ * the display watchdog stopped while the desktop was busy, a driver
+ * updated and waiting for the reboot that mends it. Every other error
+ * fails here every time (ORR_ERR_DEVICE_UNFIT: an error, so the server
+ * sends the task to another host): no kernel image or PTX this driver
+ * takes, too many registers or threads for this device, a driver older
+ * than this build's runtime or none at all (cudaErrorInsufficientDriver:
+ * a plan class that checks the driver version sends no work there, so
+ * the host changed or the plan class is too loose; the volunteer must
+ * update it), a fault in a kernel. An error shows the project what a
+ * temporary exit repeated until the deadline would hide. */
+static const cudaError_t temporary_errors[] = {
+    cudaErrorMemoryAllocation, cudaErrorInitializationError, cudaErrorDevicesUnavailable,
+    cudaErrorDeviceAlreadyInUse, cudaErrorNoDevice, cudaErrorLaunchTimeout,
+    cudaErrorSystemNotReady, cudaErrorSystemDriverMismatch,
+};
+
+orr_status orr_cuda_status(int code)
+{
+    if (code == cudaSuccess)
+        return ORR_OK;
+    for (size_t i = 0; i < ORR_ARRAY_LEN(temporary_errors); i++)
+        if (temporary_errors[i] == (cudaError_t)code)
+            return ORR_ERR_DEVICE;
+    return ORR_ERR_DEVICE_UNFIT;
+}
+
 orr_status orr_cuda_fail(orr_error *err, int code, const char *what)
 {
     const cudaError_t e = (cudaError_t)code;
-    return orr_fail(err, ORR_ERR_DEVICE, "CUDA: %s: %s (%s)", what, cudaGetErrorString(e),
+    return orr_fail(err, orr_cuda_status(code), "CUDA: %s: %s (%s)", what, cudaGetErrorString(e),
                     cudaGetErrorName(e));
 }
 
@@ -99,14 +128,18 @@ static orr_status choose(const orr_backend_request *req, int *dev, int *by_clien
     const orr_init_data *id = orr_runtime_init_data();
     int count = 0;
     cudaError_t e = cudaGetDeviceCount(&count);
+    /* none at all: lost, or its driver not loaded yet (temporary) */
     if (e != cudaSuccess || count == 0)
-        return orr_fail(err, ORR_ERR_DEVICE, "no usable CUDA device: %s",
+        return orr_fail(err, e != cudaSuccess ? orr_cuda_status(e) : ORR_ERR_DEVICE,
+                        "no usable CUDA device: %s",
                         e != cudaSuccess ? cudaGetErrorString(e) : "none found");
     *by_client = orr_device_assigned_by_client();
     if (*by_client) {
+        /* the same on every try: the scheduler sent the wrong app */
         if (strcmp(id->gpu_type, "NVIDIA") != 0)
-            return orr_fail(err, ORR_ERR_DEVICE, "the client assigned a %s GPU to the CUDA app",
-                            id->gpu_type);
+            return orr_fail(err, ORR_ERR_DEVICE_UNFIT,
+                            "the client assigned a %s GPU to the CUDA app", id->gpu_type);
+        /* a device the client saw at its start and CUDA does not see now */
         *dev = id->gpu_device_num >= 0 ? id->gpu_device_num : 0;
         if (*dev >= count)
             return orr_fail(err, ORR_ERR_DEVICE, "CUDA device %d does not exist (%d found)", *dev,
@@ -130,11 +163,11 @@ static orr_status start(int dev, int by_client, orr_device *d, orr_error *err)
     snprintf(d->name, sizeof d->name, "%s", prop.name);
     orr_device_candidate c;
     describe(dev, &c);
-    /* Under the client a refusal is a temporary exit so the task can go
-     * elsewhere; by hand it is an error. */
+    /* A device without double precision never gains it: an error, so
+     * that the server sends the task to another host. */
     if (!c.fp64)
-        return orr_fail(err, by_client ? ORR_ERR_DEVICE : ORR_ERR_UNSUPPORTED,
-                        "CUDA device %d (%s) has no double precision", dev, d->name);
+        return orr_fail(err, ORR_ERR_DEVICE_UNFIT, "CUDA device %d (%s) has no double precision",
+                        dev, d->name);
     CUDA_TRY(cudaSetDevice(dev), "selecting the device");
     /* Sleep in synchronisation instead of spinning (before the context). */
     cudaError_t fe = cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync);

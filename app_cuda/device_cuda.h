@@ -7,11 +7,16 @@
 #include "device/device.h"
 
 /* BOINC's device, else --device, else the fastest in double precision;
- * missing, busy or without FP64 under the client: ORR_ERR_DEVICE. */
+ * missing or busy: ORR_ERR_DEVICE; without FP64, or a driver too old:
+ * ORR_ERR_DEVICE_UNFIT. */
 orr_status orr_cuda_device_open(const orr_backend_request *req, orr_device *d, orr_error *err);
 int orr_cuda_device_number(const orr_device *d);
 
-/* ORR_ERR_DEVICE naming what failed and the CUDA error (a cudaError_t). */
+/* The class of a CUDA error (a cudaError_t): ORR_ERR_DEVICE where another
+ * try on this host may work (BOINC's temporary exit), ORR_ERR_DEVICE_UNFIT
+ * where it fails so every time; ORR_OK for cudaSuccess. */
+orr_status orr_cuda_status(int code);
+/* orr_cuda_status(code), naming what failed and the CUDA error. */
 orr_status orr_cuda_fail(orr_error *err, int code, const char *what);
 
 /* The kinds' CUDA host code. */

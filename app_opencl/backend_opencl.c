@@ -1,7 +1,8 @@
 /* OpenCL backend: the device (device_opencl.c) and the kinds it
  * accelerates; each kind's OpenCL host code (app_opencl/<kind>/host.c)
  * builds and runs its kernels through the device layer. An OpenCL failure
- * is ORR_ERR_DEVICE, which the driver turns into BOINC's temporary exit;
+ * is ORR_ERR_DEVICE (BOINC's temporary exit) or ORR_ERR_DEVICE_UNFIT (an
+ * error: this device fails so every time), as cl_status classes it;
  * results from a failed computation are never used. */
 #include "opencl_backend.h"
 

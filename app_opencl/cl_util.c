@@ -7,46 +7,84 @@
 #include <stdlib.h>
 #include <time.h>
 
+/* Every code the apps meet, with its class: ORR_ERR_DEVICE (75, BOINC's
+ * temporary exit) where another try on this host may work, the device
+ * busy or its memory taken now; ORR_ERR_DEVICE_UNFIT (78, an error that
+ * sends the task to another host) where this device or driver will fail
+ * the same way every time. CL_OUT_OF_RESOURCES is temporary: drivers say
+ * it for memory that is short now, and NVIDIA's for a kernel killed by
+ * the display watchdog. The CL_INVALID_* codes are limits of this device
+ * (work-group and buffer sizes) or a mistake the same build makes here
+ * every time. An unlisted code is permanent: a retry on the same host
+ * would most likely meet it again, and an error shows the project what a
+ * temporary exit repeated until the deadline would hide. */
+static const struct {
+    cl_int code;
+    const char *name;
+    orr_status status;
+} cl_errors[] = {
+    {CL_DEVICE_NOT_FOUND, "CL_DEVICE_NOT_FOUND", ORR_ERR_DEVICE},
+    {CL_DEVICE_NOT_AVAILABLE, "CL_DEVICE_NOT_AVAILABLE", ORR_ERR_DEVICE},
+    {CL_COMPILER_NOT_AVAILABLE, "CL_COMPILER_NOT_AVAILABLE", ORR_ERR_DEVICE_UNFIT},
+    {CL_MEM_OBJECT_ALLOCATION_FAILURE, "CL_MEM_OBJECT_ALLOCATION_FAILURE", ORR_ERR_DEVICE},
+    {CL_OUT_OF_RESOURCES, "CL_OUT_OF_RESOURCES", ORR_ERR_DEVICE},
+    {CL_OUT_OF_HOST_MEMORY, "CL_OUT_OF_HOST_MEMORY", ORR_ERR_DEVICE},
+    {CL_BUILD_PROGRAM_FAILURE, "CL_BUILD_PROGRAM_FAILURE", ORR_ERR_DEVICE_UNFIT},
+    {CL_LINK_PROGRAM_FAILURE, "CL_LINK_PROGRAM_FAILURE", ORR_ERR_DEVICE_UNFIT},
+    {CL_INVALID_VALUE, "CL_INVALID_VALUE", ORR_ERR_DEVICE_UNFIT},
+    {CL_INVALID_PLATFORM, "CL_INVALID_PLATFORM", ORR_ERR_DEVICE_UNFIT},
+    {CL_INVALID_DEVICE, "CL_INVALID_DEVICE", ORR_ERR_DEVICE_UNFIT},
+    {CL_INVALID_CONTEXT, "CL_INVALID_CONTEXT", ORR_ERR_DEVICE_UNFIT},
+    {CL_INVALID_COMMAND_QUEUE, "CL_INVALID_COMMAND_QUEUE", ORR_ERR_DEVICE_UNFIT},
+    {CL_INVALID_MEM_OBJECT, "CL_INVALID_MEM_OBJECT", ORR_ERR_DEVICE_UNFIT},
+    {CL_INVALID_BINARY, "CL_INVALID_BINARY", ORR_ERR_DEVICE_UNFIT},
+    {CL_INVALID_BUILD_OPTIONS, "CL_INVALID_BUILD_OPTIONS", ORR_ERR_DEVICE_UNFIT},
+    {CL_INVALID_COMPILER_OPTIONS, "CL_INVALID_COMPILER_OPTIONS", ORR_ERR_DEVICE_UNFIT},
+    {CL_INVALID_PROGRAM, "CL_INVALID_PROGRAM", ORR_ERR_DEVICE_UNFIT},
+    {CL_INVALID_PROGRAM_EXECUTABLE, "CL_INVALID_PROGRAM_EXECUTABLE", ORR_ERR_DEVICE_UNFIT},
+    {CL_INVALID_KERNEL_NAME, "CL_INVALID_KERNEL_NAME", ORR_ERR_DEVICE_UNFIT},
+    {CL_INVALID_KERNEL_DEFINITION, "CL_INVALID_KERNEL_DEFINITION", ORR_ERR_DEVICE_UNFIT},
+    {CL_INVALID_KERNEL, "CL_INVALID_KERNEL", ORR_ERR_DEVICE_UNFIT},
+    {CL_INVALID_KERNEL_ARGS, "CL_INVALID_KERNEL_ARGS", ORR_ERR_DEVICE_UNFIT},
+    {CL_INVALID_ARG_INDEX, "CL_INVALID_ARG_INDEX", ORR_ERR_DEVICE_UNFIT},
+    {CL_INVALID_ARG_VALUE, "CL_INVALID_ARG_VALUE", ORR_ERR_DEVICE_UNFIT},
+    {CL_INVALID_ARG_SIZE, "CL_INVALID_ARG_SIZE", ORR_ERR_DEVICE_UNFIT},
+    {CL_INVALID_WORK_DIMENSION, "CL_INVALID_WORK_DIMENSION", ORR_ERR_DEVICE_UNFIT},
+    {CL_INVALID_WORK_GROUP_SIZE, "CL_INVALID_WORK_GROUP_SIZE", ORR_ERR_DEVICE_UNFIT},
+    {CL_INVALID_WORK_ITEM_SIZE, "CL_INVALID_WORK_ITEM_SIZE", ORR_ERR_DEVICE_UNFIT},
+    {CL_INVALID_GLOBAL_WORK_SIZE, "CL_INVALID_GLOBAL_WORK_SIZE", ORR_ERR_DEVICE_UNFIT},
+    {CL_INVALID_BUFFER_SIZE, "CL_INVALID_BUFFER_SIZE", ORR_ERR_DEVICE_UNFIT},
+    {CL_INVALID_OPERATION, "CL_INVALID_OPERATION", ORR_ERR_DEVICE_UNFIT},
+    {CL_INVALID_EVENT, "CL_INVALID_EVENT", ORR_ERR_DEVICE_UNFIT},
+    {CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST, "CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST",
+     ORR_ERR_DEVICE_UNFIT},
+};
+
+static int cl_error_index(cl_int e)
+{
+    for (size_t i = 0; i < ORR_ARRAY_LEN(cl_errors); i++)
+        if (cl_errors[i].code == e)
+            return (int)i;
+    return -1;
+}
+
 const char *cl_error_name(cl_int e)
 {
-    static const struct {
-        cl_int code;
-        const char *name;
-    } names[] = {
-        {CL_DEVICE_NOT_FOUND, "CL_DEVICE_NOT_FOUND"},
-        {CL_DEVICE_NOT_AVAILABLE, "CL_DEVICE_NOT_AVAILABLE"},
-        {CL_COMPILER_NOT_AVAILABLE, "CL_COMPILER_NOT_AVAILABLE"},
-        {CL_MEM_OBJECT_ALLOCATION_FAILURE, "CL_MEM_OBJECT_ALLOCATION_FAILURE"},
-        {CL_OUT_OF_RESOURCES, "CL_OUT_OF_RESOURCES"},
-        {CL_OUT_OF_HOST_MEMORY, "CL_OUT_OF_HOST_MEMORY"},
-        {CL_BUILD_PROGRAM_FAILURE, "CL_BUILD_PROGRAM_FAILURE"},
-        {CL_INVALID_VALUE, "CL_INVALID_VALUE"},
-        {CL_INVALID_PLATFORM, "CL_INVALID_PLATFORM"},
-        {CL_INVALID_DEVICE, "CL_INVALID_DEVICE"},
-        {CL_INVALID_CONTEXT, "CL_INVALID_CONTEXT"},
-        {CL_INVALID_COMMAND_QUEUE, "CL_INVALID_COMMAND_QUEUE"},
-        {CL_INVALID_MEM_OBJECT, "CL_INVALID_MEM_OBJECT"},
-        {CL_INVALID_BUILD_OPTIONS, "CL_INVALID_BUILD_OPTIONS"},
-        {CL_INVALID_PROGRAM_EXECUTABLE, "CL_INVALID_PROGRAM_EXECUTABLE"},
-        {CL_INVALID_KERNEL_NAME, "CL_INVALID_KERNEL_NAME"},
-        {CL_INVALID_KERNEL_ARGS, "CL_INVALID_KERNEL_ARGS"},
-        {CL_INVALID_ARG_INDEX, "CL_INVALID_ARG_INDEX"},
-        {CL_INVALID_ARG_SIZE, "CL_INVALID_ARG_SIZE"},
-        {CL_INVALID_WORK_GROUP_SIZE, "CL_INVALID_WORK_GROUP_SIZE"},
-        {CL_INVALID_WORK_ITEM_SIZE, "CL_INVALID_WORK_ITEM_SIZE"},
-        {CL_INVALID_GLOBAL_WORK_SIZE, "CL_INVALID_GLOBAL_WORK_SIZE"},
-        {CL_INVALID_BUFFER_SIZE, "CL_INVALID_BUFFER_SIZE"},
-        {CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST, "CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST"},
-    };
-    for (size_t i = 0; i < ORR_ARRAY_LEN(names); i++)
-        if (names[i].code == e)
-            return names[i].name;
-    return "OpenCL error";
+    const int i = cl_error_index(e);
+    return i >= 0 ? cl_errors[i].name : "OpenCL error";
+}
+
+orr_status cl_status(cl_int e)
+{
+    if (e == CL_SUCCESS)
+        return ORR_OK;
+    const int i = cl_error_index(e);
+    return i >= 0 ? cl_errors[i].status : ORR_ERR_DEVICE_UNFIT;
 }
 
 orr_status cl_fail(orr_error *err, cl_int e, const char *what)
 {
-    return orr_fail(err, ORR_ERR_DEVICE, "OpenCL: %s: %s (%d)", what, cl_error_name(e), (int)e);
+    return orr_fail(err, cl_status(e), "OpenCL: %s: %s (%d)", what, cl_error_name(e), (int)e);
 }
 
 void ocl_print_build_log(cl_program prog, cl_device_id dev)

@@ -12,7 +12,12 @@
 #include "orrery.h"
 
 const char *cl_error_name(cl_int e);
-/* ORR_ERR_DEVICE: "OpenCL: what: CL_NAME (code)" */
+/* The class of an OpenCL error (cl_util.c's table): ORR_ERR_DEVICE where
+ * another try on this host may work (BOINC's temporary exit),
+ * ORR_ERR_DEVICE_UNFIT where this device fails so every time; ORR_OK for
+ * CL_SUCCESS. */
+orr_status cl_status(cl_int e);
+/* cl_status(e): "OpenCL: what: CL_NAME (code)" */
 orr_status cl_fail(orr_error *err, cl_int e, const char *what);
 /* The compiler's log for dev, through orr_log. */
 void ocl_print_build_log(cl_program prog, cl_device_id dev);

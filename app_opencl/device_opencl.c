@@ -249,10 +249,12 @@ orr_status orr_opencl_device_open(const orr_backend_request *req, orr_device *d,
     orr_status st = choose(req, &dev, &by_client, err);
     if (st != ORR_OK)
         return st;
-    /* Double precision is the kinds' arithmetic. Under the client a
-     * refusal is a temporary exit so the task can go elsewhere. */
+    /* Double precision is the kinds' arithmetic. A device without it
+     * never gains it: an error, so that the client reports the task and
+     * the server sends it to another host (a temporary exit would retry
+     * it here until the deadline). */
     if (!dev.rank.fp64)
-        return orr_fail(err, by_client ? ORR_ERR_DEVICE : ORR_ERR_UNSUPPORTED,
+        return orr_fail(err, ORR_ERR_DEVICE_UNFIT,
                         "OpenCL device %s (%s) has no double precision (cl_khr_fp64)", dev.name,
                         dev.platform_name);
     ocl_device *o = calloc(1, sizeof *o);

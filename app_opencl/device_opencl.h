@@ -22,8 +22,8 @@ typedef struct {
 static inline ocl_device *ocl_of(const orr_device *d) { return (ocl_device *)d->handle; }
 
 /* BOINC's device (boinc_get_opencl_ids), else --platform/--device, else
- * the best double-precision device; without FP64 under the client:
- * ORR_ERR_DEVICE. */
+ * the best double-precision device; none: ORR_ERR_DEVICE; without FP64:
+ * ORR_ERR_DEVICE_UNFIT. */
 orr_status orr_opencl_device_open(const orr_backend_request *req, orr_device *d, orr_error *err);
 
 /* An orr_device around a context and queue made elsewhere (the bench),

@@ -71,7 +71,8 @@ typedef struct {
 
 /* Makes an app's backend ready: picks and opens its device. A missing or
  * busy device is ORR_ERR_DEVICE, which the driver turns into BOINC's
- * temporary exit. */
+ * temporary exit; one that can never run the work (no double precision,
+ * a driver too old) ORR_ERR_DEVICE_UNFIT, an error. */
 typedef orr_status (*orr_backend_open)(const orr_backend_request *req, orr_backend *be,
                                        orr_error *err);
 

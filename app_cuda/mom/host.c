@@ -27,7 +27,9 @@
  * cudaDeviceScheduleBlockingSync), so the job's per-step timing is the
  * GPU's and an op's errors are its own. Every CUDA, cuBLAS and cuSOLVER
  * return code is checked: failures are ORR_ERR_DEVICE (BOINC's temporary
- * exit), device memory that cannot hold the system ORR_ERR_NOMEM. */
+ * exit) where another try may work, else ORR_ERR_DEVICE_UNFIT (CUDA's by
+ * orr_cuda_status, the libraries' by lib_status), device memory that
+ * cannot hold the system ORR_ERR_NOMEM. */
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 #include <cusolverDn.h>
@@ -86,12 +88,24 @@ static orr_status cu(cudaError_t e, const char *what, orr_error *err)
     return e == cudaSuccess ? ORR_OK : orr_cuda_fail(err, e, what);
 }
 
+/* cuBLAS and cuSOLVER: a handle that cannot be made (the device's
+ * context or memory short now) and a failed allocation may be mended by
+ * another try; an architecture mismatch, an unsupported operation, an
+ * execution failure or an internal error happen again on this device. */
+static orr_status lib_status(int not_initialized, int alloc_failed)
+{
+    return not_initialized || alloc_failed ? ORR_ERR_DEVICE : ORR_ERR_DEVICE_UNFIT;
+}
+
 static orr_status bl(cublasStatus_t s, const char *what, orr_error *err)
 {
     return s == CUBLAS_STATUS_SUCCESS
                ? ORR_OK
-               : orr_fail(err, ORR_ERR_DEVICE, "cuBLAS: %s: %s (status %d)", what,
-                          lib->cublasGetStatusString(s), (int)s);
+               : orr_fail(err,
+                          lib_status(s == CUBLAS_STATUS_NOT_INITIALIZED,
+                                     s == CUBLAS_STATUS_ALLOC_FAILED),
+                          "cuBLAS: %s: %s (status %d)", what, lib->cublasGetStatusString(s),
+                          (int)s);
 }
 
 static const char *solver_status(cusolverStatus_t s)
@@ -115,8 +129,10 @@ static orr_status so(cusolverStatus_t s, const char *what, orr_error *err)
 {
     return s == CUSOLVER_STATUS_SUCCESS
                ? ORR_OK
-               : orr_fail(err, ORR_ERR_DEVICE, "cuSOLVER: %s: %s (status %d)", what,
-                          solver_status(s), (int)s);
+               : orr_fail(err,
+                          lib_status(s == CUSOLVER_STATUS_NOT_INITIALIZED,
+                                     s == CUSOLVER_STATUS_ALLOC_FAILED),
+                          "cuSOLVER: %s: %s (status %d)", what, solver_status(s), (int)s);
 }
 
 /* Waits (sleeping) for everything queued; a kernel's failure shows here. */

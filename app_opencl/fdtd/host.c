@@ -72,7 +72,7 @@ static orr_status make_kernels(orr_device *d, ocl_fdtd_build *b, orr_error *err)
                                         NULL),
                "reading the FDTD kernels' work-group size");
         if (i != K_POINTS && wg < BX * BY)
-            return orr_fail(err, ORR_ERR_DEVICE,
+            return orr_fail(err, ORR_ERR_DEVICE_UNFIT,
                             "fdtd: OpenCL device %s runs kernel %s in work-groups of at most %zu "
                             "work-items (%d needed)", d->name, kernel_names[i], wg, BX * BY);
     }
@@ -119,8 +119,8 @@ static orr_status prepare(orr_device *d, void *kern, const fdtd_dims *dm, orr_er
            "reading the device's single precision");
     if (clGetDeviceInfo(o->device, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof dp, &dp, NULL) != CL_SUCCESS)
         dp = 0;
-    /* under the client a refusal is a temporary exit, so the task can go elsewhere */
-    const orr_status no = orr_device_assigned_by_client() ? ORR_ERR_DEVICE : ORR_ERR_UNSUPPORTED;
+    /* a capability this device lacks: permanent here, so the task goes elsewhere */
+    const orr_status no = ORR_ERR_DEVICE_UNFIT;
     if (!dp)
         return orr_fail(err, no,
                         "fdtd: OpenCL device %s has no double precision (cl_khr_fp64): the energy "

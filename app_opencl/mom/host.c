@@ -40,9 +40,9 @@
  * Each op ends with the queue drained through the device layer's
  * sleeping wait (ocl_wait_sleeping: never a spinning clFinish), so the
  * job's per-phase times are the device's. Every OpenCL and CLBlast
- * return code is checked: failures are ORR_ERR_DEVICE (BOINC's temporary
- * exit), a system the device cannot hold ORR_ERR_NOMEM, naming the
- * bytes. The state arrays have reference.c's sizes and layouts (complex
+ * return code is checked: failures are classed by cl_status (BOINC's
+ * temporary exit, or an error for what fails here every time), a system
+ * the device cannot hold ORR_ERR_NOMEM, naming the bytes. The state arrays have reference.c's sizes and layouts (complex
  * as pairs, pivots as 1-based ints).
  *
  * For measuring: ORRERY_MOM_OPENCL_BLOCK (the block), ORRERY_MOM_OPENCL_LANES
@@ -160,11 +160,15 @@ static const char *blast_name(CLBlastStatusCode s)
     return (int)s > -1000 ? cl_error_name((cl_int)s) : "CLBlast error";
 }
 
+/* CLBlast passes OpenCL's codes on (their class is cl_status's); its own
+ * (below -1000: arguments, a device without double precision or enough
+ * local memory, its tuning database) are the same on every try here. */
 static orr_status blast(CLBlastStatusCode s, const char *what, orr_error *err)
 {
     if (s == CLBlastSuccess)
         return ORR_OK;
-    return orr_fail(err, ORR_ERR_DEVICE, "CLBlast: %s: %s (%d)", what, blast_name(s), (int)s);
+    const orr_status class = (int)s > -1000 ? cl_status((cl_int)s) : ORR_ERR_DEVICE_UNFIT;
+    return orr_fail(err, class, "CLBlast: %s: %s (%d)", what, blast_name(s), (int)s);
 }
 
 #define TRY(x)                                                                                \
@@ -841,7 +845,7 @@ static orr_status build(mom_ctx *c, int prec, orr_error *err)
                "reading the MoM kernels' work-group size");
         const int need = i == K_TRSM_L || i == K_TRSM_U ? c->nb : c->wg;
         if (wg < (size_t)need)
-            return orr_fail(err, ORR_ERR_DEVICE,
+            return orr_fail(err, ORR_ERR_DEVICE_UNFIT,
                             "mom: OpenCL device %s runs kernel %s in work-groups of at most %zu "
                             "work-items (%d needed)", c->d->name, kernel_names[i], wg, need);
     }
@@ -928,7 +932,7 @@ static orr_status setup(mom_ctx *c, orr_error *err)
     if ((size_t)c->nb > max_wg)
         c->nb = (int)(max_wg / 32 * 32);
     if (c->nb < 32 || c->wg < 32)
-        return orr_fail(err, ORR_ERR_DEVICE,
+        return orr_fail(err, ORR_ERR_DEVICE_UNFIT,
                         "mom: OpenCL device %s runs work-groups of at most %zu work-items (32 needed)",
                         c->d->name, max_wg);
     TRY(check_memory(c, nnz, err));

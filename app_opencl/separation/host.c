@@ -66,7 +66,7 @@ static orr_status check_layout(orr_device *d, ocl_sep *c, orr_error *err)
     if (buf)
         d->api->release(d, buf);
     if (st == ORR_OK && memcmp(got, want, sizeof want) != 0)
-        st = orr_fail(err, ORR_ERR_DEVICE,
+        st = orr_fail(err, ORR_ERR_DEVICE_UNFIT,
                       "OpenCL: the device lays out the model structs differently from the host "
                       "(sizes %d/%d/%d, offsets %d/%d; host %d/%d/%d, %d/%d)",
                       got[0], got[1], got[2], got[3], got[4], want[0], want[1], want[2], want[3],

@@ -6,8 +6,9 @@
  * are reused, poisoned outputs, uploads and downloads inside critical
  * sections, launch pacing and timing, and the choice of device (BOINC's
  * assignment, else --device, else the best FP64 device). An API error
- * becomes ORR_ERR_DEVICE with the API's own message, which the driver
- * turns into BOINC's temporary exit. */
+ * carries the API's own message and the class its API's table gives it
+ * (cl_status, orr_cuda_status): ORR_ERR_DEVICE, which the driver turns
+ * into BOINC's temporary exit, or ORR_ERR_DEVICE_UNFIT, an error. */
 #ifndef ORRERY_DEVICE_H
 #define ORRERY_DEVICE_H
 
