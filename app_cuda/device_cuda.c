@@ -177,6 +177,8 @@ static orr_status start(int dev, int by_client, orr_device *d, orr_error *err)
     cudaDriverGetVersion(&driver);
     cudaRuntimeGetVersion(&runtime);
     d->compute_units = prop.multiProcessorCount > 0 ? prop.multiProcessorCount : 1;
+    d->memory_bytes = (double)prop.totalGlobalMem;   /* one buffer may take all of it */
+    d->max_buffer_bytes = (double)prop.totalGlobalMem;
     orr_log("CUDA backend: device %d, %s (compute %d.%d, %d SMs%s), driver %d.%d, runtime %d.%d",
             dev, d->name, prop.major, prop.minor, prop.multiProcessorCount,
             by_client ? ", assigned by BOINC" : "", driver / 1000, driver % 1000 / 10,

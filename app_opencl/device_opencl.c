@@ -228,6 +228,11 @@ static orr_status start(ocl_device *o, orr_device *d, orr_error *err)
     clGetDeviceInfo(o->device, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof units, &units, NULL);
     d->compute_units = units > 0 ? (int)units : 1;
     d->is_cpu = (o->type & CL_DEVICE_TYPE_CPU) != 0;
+    cl_ulong global = 0, one = 0;
+    clGetDeviceInfo(o->device, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof global, &global, NULL);
+    clGetDeviceInfo(o->device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof one, &one, NULL);
+    d->memory_bytes = (double)global;
+    d->max_buffer_bytes = (double)one;
     char extensions[4096] = "";
     clGetDeviceInfo(o->device, CL_DEVICE_EXTENSIONS, sizeof extensions - 1, extensions, NULL);
     /* NVIDIA's compiler: the register cap the CUDA kernel gets from its

@@ -38,6 +38,19 @@ orr_status orr_device_upload_new(orr_device *d, const void *host, size_t bytes, 
     return s;
 }
 
+orr_status orr_device_check_fits(const orr_device *d, double need, double largest,
+                                 const char *what, orr_error *err)
+{
+    const int too_much = d->memory_bytes > 0 && need > d->memory_bytes;
+    const int too_large = d->max_buffer_bytes > 0 && largest > d->max_buffer_bytes;
+    if (!too_much && !too_large)
+        return ORR_OK;
+    return orr_fail(err, ORR_ERR_DEVICE_UNFIT,
+                    "%s needs %.0f bytes of device memory, %.0f in its largest buffer; %s device "
+                    "%s has %.0f, at most %.0f in one buffer", what, need, largest, d->api->api,
+                    d->name, d->memory_bytes, d->max_buffer_bytes);
+}
+
 orr_status orr_device_poison(orr_device *d, orr_dmem mem, size_t bytes, orr_error *err)
 {
     return d->api->fill(d, mem, 0xff, bytes, err);

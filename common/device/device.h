@@ -66,6 +66,8 @@ struct orr_device {
     char name[256];           /* part of the checkpoint identity */
     int compute_units;        /* SMs or compute units */
     int is_cpu;               /* an OpenCL CPU device (PoCL) */
+    double memory_bytes;      /* its global memory; 0: not known */
+    double max_buffer_bytes;  /* the largest one buffer may be; 0: not known */
     orr_backend_request request;
 };
 
@@ -94,6 +96,14 @@ void orr_dbuf_free(orr_device *d, orr_dbuf *b);
 /* A new buffer holding bytes of host (NULL: only the space). */
 orr_status orr_device_upload_new(orr_device *d, const void *host, size_t bytes, orr_dmem *out,
                                  orr_error *err);
+/* Whether work needing `need` bytes of device memory, `largest` in one
+ * buffer, can ever fit d: ORR_ERR_DEVICE_UNFIT (permanent for this host)
+ * naming `what` and the bytes when it exceeds the device's memory or
+ * buffer limit, else ORR_OK. Memory that other programs hold now is not
+ * counted: an allocation that fails for it has the API's temporary
+ * class. */
+orr_status orr_device_check_fits(const orr_device *d, double need, double largest,
+                                 const char *what, orr_error *err);
 /* Fills bytes of mem with NaNs (every byte 0xff: a NaN in both precisions),
  * so whatever a kernel fails to write shows. */
 orr_status orr_device_poison(orr_device *d, orr_dmem mem, size_t bytes, orr_error *err);

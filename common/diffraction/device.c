@@ -24,11 +24,37 @@ struct dif_ctx {
     int n_active;    /* -1: none yet */
 };
 
+enum { N_BUFS = 10 };
+
+/* Every buffer of b, in dif_device_bufs' order. */
+static void bufs_list(dif_device_bufs *b, orr_dmem *all[N_BUFS])
+{
+    orr_dmem *list[N_BUFS] = {&b->vec, &b->grid, &b->spectra, &b->mt, &b->lay, &b->spectrum_of,
+                              &b->layer_first, &b->active, &b->coef, &b->dots};
+    memcpy(all, list, sizeof list);
+}
+
+/* Each buffer's bytes for dm's capacity, in the same order. */
+static void bufs_sizes(const dif_dims *dm, size_t bytes[N_BUFS])
+{
+    const size_t cap = (size_t)dm->capacity, c16 = 2 * sizeof(double);
+    const size_t grids = cap * dm->nz * dm->grid * c16;
+    const size_t sizes[N_BUFS] = {
+        (size_t)dm->n_vectors * cap * dm->unknowns * c16,             /* vec */
+        grids, grids,                                                 /* grid, spectra */
+        cap * dm->n_modes * DIF_MODE_TABLE * c16,                     /* mt */
+        cap * dm->n_modes * dm->n_layers * DIF_LAYER_TABLE * c16,     /* lay */
+        cap * sizeof(int), (size_t)(dm->n_layers + 1) * sizeof(int), /* spectrum_of, layer_first */
+        cap * sizeof(int), 4 * cap * c16, 4 * cap * c16,              /* active, coef, dots */
+    };
+    memcpy(bytes, sizes, sizeof sizes);
+}
+
 static void bufs_free(orr_device *d, dif_device_bufs *b)
 {
-    orr_dmem *all[] = {&b->vec, &b->grid, &b->spectra, &b->mt, &b->lay, &b->spectrum_of,
-                       &b->layer_first, &b->active, &b->coef, &b->dots};
-    for (size_t i = 0; i < ORR_ARRAY_LEN(all); i++)
+    orr_dmem *all[N_BUFS];
+    bufs_list(b, all);
+    for (int i = 0; i < N_BUFS; i++)
         if (*all[i]) {
             d->api->release(d, *all[i]);
             *all[i] = NULL;
@@ -41,34 +67,39 @@ static orr_status alloc_poisoned(orr_device *d, size_t bytes, orr_dmem *out, orr
     return s == ORR_OK ? orr_device_poison(d, *out, bytes, err) : s;
 }
 
-/* Every buffer for dm's capacity. */
+/* Every buffer for dm's capacity: the outputs poisoned, so that what a
+ * kernel fails to write shows; layer_first holds the setup's. */
 static orr_status bufs_alloc(orr_device *d, const dif_dims *dm, const dif_setup *s,
                              dif_device_bufs *b, orr_error *err)
 {
-    const size_t cap = (size_t)dm->capacity, c16 = 2 * sizeof(double);
-    const size_t grids = cap * dm->nz * dm->grid * c16;
-    const size_t lay = cap * dm->n_modes * dm->n_layers * DIF_LAYER_TABLE * c16;
-    orr_status st = alloc_poisoned(d, (size_t)dm->n_vectors * cap * dm->unknowns * c16, &b->vec, err);
-    if (st == ORR_OK)
-        st = alloc_poisoned(d, grids, &b->grid, err);
-    if (st == ORR_OK)
-        st = alloc_poisoned(d, grids, &b->spectra, err);
-    if (st == ORR_OK)
-        st = alloc_poisoned(d, cap * dm->n_modes * DIF_MODE_TABLE * c16, &b->mt, err);
-    if (st == ORR_OK)
-        st = alloc_poisoned(d, lay, &b->lay, err);
-    if (st == ORR_OK)
-        st = orr_device_upload_new(d, NULL, cap * sizeof(int), &b->spectrum_of, err);
-    if (st == ORR_OK)
-        st = orr_device_upload_new(d, s->layer_first, (size_t)(dm->n_layers + 1) * sizeof(int),
-                                   &b->layer_first, err);
-    if (st == ORR_OK)
-        st = orr_device_upload_new(d, NULL, cap * sizeof(int), &b->active, err);
-    if (st == ORR_OK)
-        st = orr_device_upload_new(d, NULL, 4 * cap * c16, &b->coef, err);
-    if (st == ORR_OK)
-        st = alloc_poisoned(d, 4 * cap * c16, &b->dots, err);
+    static const char poisoned[N_BUFS] = {1, 1, 1, 1, 1, 0, 0, 0, 0, 1};
+    orr_dmem *all[N_BUFS];
+    size_t bytes[N_BUFS];
+    bufs_list(b, all);
+    bufs_sizes(dm, bytes);
+    orr_status st = ORR_OK;
+    for (int i = 0; st == ORR_OK && i < N_BUFS; i++)
+        st = poisoned[i] ? alloc_poisoned(d, bytes[i], all[i], err)
+                         : orr_device_upload_new(d, all[i] == &b->layer_first ? s->layer_first : NULL,
+                                                 bytes[i], all[i], err);
     return st;
+}
+
+/* A unit whose one point this device can never hold (its memory, or one
+ * buffer's limit) is refused before any allocation: ORR_ERR_DEVICE_UNFIT,
+ * an error that sends the task to another host. */
+static orr_status check_one_point(orr_device *d, const dif_dims *dm, orr_error *err)
+{
+    dif_dims one = *dm;
+    one.capacity = 1;
+    size_t bytes[N_BUFS];
+    bufs_sizes(&one, bytes);
+    double need = 0, largest = 0;
+    for (int i = 0; i < N_BUFS; i++) {
+        need += (double)bytes[i];
+        largest = (double)bytes[i] > largest ? (double)bytes[i] : largest;
+    }
+    return orr_device_check_fits(d, need, largest, "diffraction: one point", err);
 }
 
 static void gpu_close(dif_ctx *c)
@@ -80,8 +111,10 @@ static void gpu_close(dif_ctx *c)
     free(c);
 }
 
-/* The capacity asked, halved while the device cannot hold it (a device
- * without memory even for one point is ORR_ERR_DEVICE: another host may). */
+/* The capacity asked, halved while the device cannot hold it. A device
+ * that can never hold one point is refused first (check_one_point); one
+ * that cannot hold it now fails with the API's class for that (memory
+ * taken by another program: BOINC's temporary exit). */
 static orr_status gpu_open(void *state, const dif_workunit *wu, const dif_setup *s, int *capacity,
                            int n_vectors, dif_ctx **out, orr_error *err)
 {
@@ -99,7 +132,11 @@ static orr_status gpu_open(void *state, const dif_workunit *wu, const dif_setup 
     c->dm = (dif_dims){s->nz, s->n_modes, s->kx, s->ky, s->fft_x, s->fft_y, s->n_layers,
                        (s->kx - 1) / 2, (s->ky - 1) / 2, *capacity, n_vectors,
                        (long)s->unknowns, (long)s->fft_x * s->fft_y};
-    orr_status st;
+    orr_status st = check_one_point(c->g->dev, &c->dm, err);
+    if (st != ORR_OK) {
+        gpu_close(c);
+        return st;
+    }
     for (;;) {
         st = bufs_alloc(c->g->dev, &c->dm, s, &c->b, err);
         if (st == ORR_OK || c->dm.capacity == 1)

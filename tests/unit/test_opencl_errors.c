@@ -2,11 +2,14 @@
  * meet is temporary (ORR_ERR_DEVICE, exit 75: BOINC's temporary exit,
  * another try on this host may work) or permanent for this host
  * (ORR_ERR_DEVICE_UNFIT, exit 78: an error, so the server sends the task
- * elsewhere), and cl_fail's message names the call and the code. */
+ * elsewhere), and cl_fail's message names the call and the code; and the
+ * device layer's policy for work that can never fit a device
+ * (common/device/device.c), which every API shares. */
 #include <CUnit/Basic.h>
 #include <string.h>
 
 #include "cl_util.h"
+#include "device/device.h"
 
 static void test_temporary(void)
 {
@@ -59,6 +62,32 @@ static void test_messages_and_exit_codes(void)
     CU_ASSERT_STRING_EQUAL(cl_error_name(-9999), "OpenCL error");
 }
 
+/* Work that can never fit a device is permanent for the host (78); what
+ * fits its memory, or a device whose sizes are not known, is left to the
+ * allocation, whose failure then is the API's temporary class. */
+static void test_device_check_fits(void)
+{
+    static const orr_device_api api = {"OpenCL", NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+    orr_device d;
+    memset(&d, 0, sizeof d);
+    d.api = &api;
+    snprintf(d.name, sizeof d.name, "test device");
+    d.memory_bytes = 1e9;
+    d.max_buffer_bytes = 2.5e8;
+    orr_error err;
+    orr_error_clear(&err);
+    CU_ASSERT_EQUAL(orr_device_check_fits(&d, 1e9, 2.5e8, "one point", &err), ORR_OK);
+    CU_ASSERT_EQUAL(orr_device_check_fits(&d, 1e9 + 1, 1e3, "one point", &err),
+                    ORR_ERR_DEVICE_UNFIT);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "one point needs 1000000001 bytes"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "OpenCL device test device has 1000000000"));
+    CU_ASSERT_EQUAL(orr_device_check_fits(&d, 3e8, 2.5e8 + 1, "one point", &err),
+                    ORR_ERR_DEVICE_UNFIT);
+    CU_ASSERT_EQUAL(err.status, ORR_ERR_DEVICE_UNFIT);
+    d.memory_bytes = d.max_buffer_bytes = 0;   /* not known: no refusal */
+    CU_ASSERT_EQUAL(orr_device_check_fits(&d, 1e18, 1e18, "one point", &err), ORR_OK);
+}
+
 int main(void)
 {
     if (CU_initialize_registry() != CUE_SUCCESS)
@@ -67,6 +96,7 @@ int main(void)
     CU_add_test(s, "temporary: busy, lost, memory short now", test_temporary);
     CU_add_test(s, "permanent: build, device limits, unlisted", test_permanent);
     CU_add_test(s, "cl_fail: message, status, exit code", test_messages_and_exit_codes);
+    CU_add_test(s, "device: work that can never fit", test_device_check_fits);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     const unsigned failed = CU_get_number_of_failures();
