@@ -132,7 +132,8 @@ struct orr_kind {
     orr_run_mode (*mode)(const void *opts);
     /* A tool run: device is the GPU app's backend for ORR_RUN_TOOL_DEVICE,
      * the app's backend (the CPU's too) for ORR_RUN_TOOL_BACKEND, else NULL; no_device says why a device was wanted and not opened
-     * (NULL otherwise). *failed: the tool ran and found failures (exit 1). */
+     * (NULL otherwise), its status the class (ORR_ERR_DEVICE: unavailable now;
+     * ORR_ERR_DEVICE_UNFIT: never) a tool that needs the device ends with. *failed: the tool ran and found failures (exit 1). */
     orr_status (*tool)(void *opts, orr_backend *device, const orr_error *no_device, int *failed,
                        orr_error *err);
 

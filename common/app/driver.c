@@ -324,7 +324,9 @@ static int run_tool(const command *c, orr_run_mode mode, const orr_app_info *app
     const int wants = (mode == ORR_RUN_TOOL_DEVICE && app->gpu_app) || mode == ORR_RUN_TOOL_BACKEND;
     if (wants && orr_runtime_init(app->gpu_app, &err) == ORR_OK) {
         tried = 1;
-        opened = app->open_backend(&c->request, &be, &no_device) == ORR_OK;
+        const orr_status st = app->open_backend(&c->request, &be, &no_device);
+        opened = st == ORR_OK;
+        no_device.status = st;   /* the class a tool that needs the device ends with */
     }
     orr_status s = c->kind->tool(c->opts, opened ? &be : NULL, tried && !opened ? &no_device : NULL,
                                  &failed, &err);

@@ -15,7 +15,7 @@ orr_status fdtd_bench_tool(const fdtd_cli *opt, orr_backend *be, const orr_error
                            orr_error *err)
 {
     if (!be)
-        return no_device ? orr_fail(err, ORR_ERR_DEVICE, "%s", no_device->message)
+        return no_device ? orr_fail(err, no_device->status, "%s", no_device->message)
                          : orr_fail(err, ORR_ERR_INTERNAL, "--bench: no backend");
     void *p;
     orr_status st = fdtd_job_plan(opt, be, &p, err);

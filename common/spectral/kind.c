@@ -91,19 +91,21 @@ static orr_status spectral_tool(void *p, orr_backend *device, const orr_error *n
     const spectral_cli *c = p;
     *failed = 0;
     if (no_device)
-        return orr_fail(err, ORR_ERR_DEVICE, "%s (--cpu runs the CPU kernels)", no_device->message);
+        return orr_fail(err, no_device->status, "%s (--cpu runs the CPU kernels)",
+                        no_device->message);
     return spec_command(&c->cmd, device, err);
 }
 
 /* Without a device the CPU kernels are still checked, but a GPU app's
  * self-test that could not reach its device has not passed: it ends as
- * `spectral` does there (exit 75, the device unavailable). */
+ * `spectral` does there (exit 75 for a device unavailable now, 78 for
+ * one that cannot run the kernels). */
 static orr_status selftest_tool(void *p, orr_backend *device, const orr_error *no_device,
                                 int *failed, orr_error *err)
 {
     *failed = spec_selftest(stdout, device, no_device, err);
     if (no_device)
-        return orr_fail(err, ORR_ERR_DEVICE,
+        return orr_fail(err, no_device->status,
                         "%s: the device's kernels were not checked (selftest --cpu checks the CPU "
                         "kernels alone)",
                         no_device->message);
@@ -128,7 +130,8 @@ const orr_kind spec_descriptor = {
 const orr_kind spec_selftest_descriptor = {
     .name = "selftest",
     .summary = "every spectral kernel against the long-double reference; exit 1 on a failure,\n"
-               "  75 when a GPU app cannot reach its device (the CPU's are checked first)",
+               "  75 when a GPU app cannot reach its device, 78 when it can never run the kernels\n"
+               "  (the CPU's are checked first)",
     .synopsis = "[--cpu]",
     .options = selftest_options,
     .n_options = ORR_ARRAY_LEN(selftest_options),

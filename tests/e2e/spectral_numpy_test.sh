@@ -91,7 +91,7 @@ for want in separation spectral selftest --op --inverse --norm --nthreads --cpu 
     forward tridiag; do
     grep -q -- "$want" out.txt || fail "--help does not mention $want"
 done
-for code in 0 1 64 65 66 69 70 71 74 75; do
+for code in 0 1 64 65 66 69 70 71 74 75 78; do
     grep -Eq "^ +$code  " out.txt || fail "--help does not list exit code $code"
 done
 pass "--help lists the subcommands, their options and the exit codes"
