@@ -12,9 +12,12 @@
 # again and still leave a result orrery-validate accepts, with its tags once
 # in stderr. A second job runs a
 # GPU-requiring stub on a fake NVIDIA GPU and must be postponed (BOINC's
-# temporary exit) with the stub's reason. A third (with ORR_OPENCL_APP) runs
-# the OpenCL app on that fake GPU: it must ask BOINC for its device, find
-# none (PoCL is no NVIDIA GPU) and be postponed too.
+# temporary exit) with the stub's reason; on a fake AMD GPU, which it can
+# never use (it takes NVIDIA GPUs, as the CUDA app), it must end as a
+# computation error with exit 78 and its reason, not be postponed. The
+# last (with ORR_OPENCL_APP) runs the OpenCL app on the fake NVIDIA GPU: it
+# must ask BOINC for its device, find none (PoCL is no NVIDIA GPU) and be
+# postponed too.
 #
 # Needs the packages boinc-client (boinc, boinccmd). Anyone can run it:
 #   ORR_APP=app_cpu/orrery_cpu ORR_GPU_STUB=tests/e2e/orrery_gpu_stub \
@@ -275,7 +278,24 @@ grep -E "postponed|temporary exit" "$dir/client.log" | head -2
 grep -q "<exit_status>" "$dir/client_state.xml" && grep -q "<exit_status>[1-9]" "$dir/client_state.xml" &&
     fail "the GPU task was recorded as an error"
 echo "GPU job: postponed with the stub's reason"
-passed=2
+
+# ---- a GPU job on a device that can never run it: an error, not postponed ----
+# Retried on this host it would fail until the deadline: the client must
+# end it (exit 78) so that the server sends the work to another host.
+dir="$work/unfit"
+make_client "$dir" "$stub" ATI
+start_client "$dir"
+wait_for "$dir/client.log" "Starting task wu1_r0" 120 || fail "the client did not start the unfit GPU task"
+wait_for "$dir/client.log" "Computation for task wu1_r0 finished|postponed|temporary exit" 300 ||
+    fail "the unfit GPU task did not end"
+stop_client
+grep -Eq "postponed|temporary exit" "$dir/client.log" && fail "the unfit GPU task was postponed"
+grep -q "<exit_status>78</exit_status>" "$dir/client_state.xml" ||
+    fail "the unfit GPU task's exit status is not 78 in client_state.xml"
+grep -q "the client assigned a GPU of type ATI to a stub for NVIDIA GPUs" "$dir/client_state.xml" ||
+    fail "the task's stderr does not carry the stub's reason"
+echo "unfit GPU job: a computation error, exit 78, with the stub's reason"
+passed=3
 
 # ---- the OpenCL app assigned a GPU no OpenCL platform has ----
 # It must take the client's assignment (boinc_get_opencl_ids), not fall
@@ -293,6 +313,6 @@ if [ -n "$opencl" ] && [ -x "$opencl" ] && [ "${ORR_WITH_BOINC:-yes}" = yes ]; t
     grep -E "postponed|temporary exit" "$dir/client.log" | head -1
     grep -q "<exit_status>[1-9]" "$dir/client_state.xml" && fail "the OpenCL task was recorded as an error"
     echo "OpenCL job: took BOINC's assignment (an NVIDIA GPU it has no OpenCL device for), postponed"
-    passed=3
+    passed=4
 fi
 echo "$passed passed, 0 failed"

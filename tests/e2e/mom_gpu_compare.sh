@@ -8,7 +8,9 @@
 # The backward errors, the largest dB difference and, where the unit
 # writes them, the currents' largest difference (relative to the largest
 # current; their points must be the same) are printed. An app that is not
-# built, or whose device is missing (exit 75), is skipped with a message. Prints PASS/FAIL/SKIP a
+# built, or whose device is missing (exit 75, or 78 with "no usable": a
+# CUDA app on a machine without a driver it can use), is skipped with a
+# message. Prints PASS/FAIL/SKIP a
 # unit and app, then a summary; exits 1 when anything failed, 77
 # (automake's skip) when no GPU app could run, else 0.
 #
@@ -146,8 +148,10 @@ for app in app_cuda/orrery_cuda app_opencl/orrery_opencl; do
         # shellcheck disable=SC2086
         run "$build/$app" "$dir" "$data/$u.txt" ${ORR_GPU_ARGS:-}
         rc=$(cat "$dir/rc")
-        if [ "$rc" = 75 ]; then
-            echo "SKIP $name: no usable device (exit 75): $(grep -v '^[0-9:]* ([0-9]*): ' "$dir/stderr.txt" | tail -1)"
+        # 78 is a skip only where the app found no device it can use (a
+        # CUDA app without a driver); a device that fails the unit is a FAIL
+        if [ "$rc" = 75 ] || { [ "$rc" = 78 ] && grep -q "error: no usable" "$dir/stderr.txt"; }; then
+            echo "SKIP $name: no usable device (exit $rc): $(grep -v '^[0-9:]* ([0-9]*): ' "$dir/stderr.txt" | tail -1)"
             skipped=$((skipped + 1))
             break
         fi
