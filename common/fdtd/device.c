@@ -127,8 +127,11 @@ static double device_bytes(const fdtd_ctx *c)
            (c->e_cap + 1) * rows_bytes(c);
 }
 
-/* Refused up front (ORR_ERR_NOMEM, the bytes named) when the device has
- * not the room, or one array is larger than one buffer may be. */
+/* Refused up front, the bytes named: a grid the device can never hold
+ * (its whole memory, its largest buffer) for good on this host, since a
+ * retry would fail the same way; one that fits the device but not the
+ * memory free now (CUDA reports what is free; another program holds the
+ * rest) as a temporary failure, tried again later. */
 static orr_status check_room(fdtd_ctx *c, orr_error *err)
 {
     orr_device *d = c->g->dev;
@@ -141,12 +144,15 @@ static orr_status check_room(fdtd_ctx *c, orr_error *err)
         if ((double)s->array_len[a] * s->real_bytes > largest)
             largest = (double)s->array_len[a] * s->real_bytes;
     const double need = device_bytes(c);
-    if (need > avail || largest > one)
-        return orr_fail(err, ORR_ERR_NOMEM,
-                        "fdtd: the grid of %d x %d x %d cells needs %.0f bytes of device memory, "
-                        "%.0f in its largest buffer; %s device %s can hold %.0f, %.0f in one buffer",
-                        s->n[0], s->n[1], s->n[2], need, largest, d->api->api, d->name, avail, one);
-    return ORR_OK;
+    char what[96];
+    snprintf(what, sizeof what, "fdtd: the grid of %d x %d x %d cells", s->n[0], s->n[1], s->n[2]);
+    st = orr_device_check_fits(d, need, largest, what, err);
+    if (st == ORR_OK && (need > avail || largest > one))
+        st = orr_fail(err, ORR_ERR_DEVICE,
+                      "%s needs %.0f bytes of device memory, %.0f in its largest buffer; %s device "
+                      "%s has %.0f free now, %.0f in one buffer", what, need, largest,
+                      d->api->api, d->name, avail, one);
+    return st;
 }
 
 /* The state zeroed, the tables, maps, eps and probes uploaded, the
