@@ -79,6 +79,19 @@ enum { ORR_OPT_WU = 1000, ORR_OPT_OUTPUT, ORR_OPT_NPY, ORR_OPT_IGNORE_CKPT, ORR_
  * returns 0: the kind's own. */
 int orr_job_option(orr_job_cli *c, const orr_option *o, const orr_opt_value *v);
 
+/* Before anything is computed (every work-unit kind's plan calls it as
+ * soon as it knows its outputs): the results file (-o, resolved through
+ * BOINC) and the n_more further outputs the run will write (.npy paths as
+ * the kind writes them) can be written (orr_output_check: nothing is
+ * created or truncated, so a checkpoint's run and an earlier results file
+ * are left as they are), and none of them is the work unit (-w) or
+ * another of them, by name or by device and inode (a symlink, a hard
+ * link): ORR_ERR_USAGE (exit 64). An unwritable one is ORR_ERR_WRITE
+ * (exit 74) at once, not after the computing. */
+#define ORR_JOB_MAX_OUTPUTS 8
+orr_status orr_job_check_outputs(const orr_job_cli *c, const char *const *more, int n_more,
+                                 orr_error *err);
+
 /* ---- the work unit ---- */
 
 /* What one step did. */

@@ -3,13 +3,17 @@
  *
  *   orrery-validate [OPTIONS] init FILE            is FILE a complete result?
  *   orrery-validate [OPTIONS] compare FILE1 FILE2  do two results agree?
+ *   orrery-validate [OPTIONS] canonical FILE       init, then FILE as JSON on
+ *                                                  stdout (orrery-assimilate's
+ *                                                  one reader; "canonical:"
+ *                                                  below)
  *   orrery-validate-init [OPTIONS] FILE            the same, through the links
  *   orrery-validate-compare [OPTIONS] FILE1 FILE2  that script_validator runs
  *
  * OPTIONS: --config FILE, --likelihood-tolerance X, --integral-tolerance X,
  * --r00-tolerance X, --efficiency-tolerance X, --echo-db-tolerance X,
  * --echo-sigma-tolerance X, --echo-db-tolerance-single X,
- * --echo-sigma-tolerance-single X.
+ * --echo-sigma-tolerance-single X, --energy-tolerance X.
  *
  * FILE is a result file as the apps write it (the output template names
  * it). Its kind is told from its content: a first line
@@ -24,7 +28,8 @@
  * Separation:
  * init: every member has all five tags, with the stream count agreeing
  * between them; every value is finite; integrals are >= 0; likelihoods are
- * above upstream's failure value -999. compare: both files pass init, have
+ * above upstream's failure value -999; <number_params_per_WU>, if there,
+ * a whole number in 1..999999. compare: both files pass init, have
  * the same members and streams, every member's <search_likelihood> agrees
  * within the likelihood tolerance (default 1e-11 absolute: the GPU
  * agreement) and every integral within the integral tolerance (default
@@ -32,12 +37,19 @@
  *
  * Diffraction (docs/diffraction.md section 6): init: the table is whole (its
  * last line "# end points N", N point rows numbered 0..N-1, at most 64 MB)
- * and one "# work_unit HASH" line; every row has its 14 + 4 n_orders fields
- * well-formed: lambda > 0, 0 <= theta < 90, phi, residual >= 0 finite,
- * status ok or not_converged, iterations and n_orders >= 1 whole numbers,
- * r00 finite, R_total >= 0 finite, T_total and absorbed finite or both
- * nan, the orders' (m, n) whole, listed in increasing (n, m) (the app's
- * order) or (m, n), (0, 0) among them, each R and T >= 0 finite or nan.
+ * and one "# work_unit HASH" line, at most one "# application TEXT", each
+ * "# parameter NAME VALUE" a name ([A-Za-z_][A-Za-z0-9_]*, at most 32,
+ * each once, at most 32) and a finite number; every row has its 14 + 4
+ * n_orders fields well-formed: lambda > 0, 0 <= theta < 90, phi, residual
+ * >= 0 finite, status ok or not_converged, iterations and n_orders >= 1
+ * whole numbers, r00 finite, R_total >= 0 finite, T_total and absorbed
+ * finite or both nan, the orders' (m, n) whole, listed in increasing (n,
+ * m) (the app's order) or (m, n), (0, 0) among them, each R >= 0 finite
+ * and T >= 0 finite or nan; and consistent with the unit's substrate: T
+ * nan at every order and in T_total and absorbed (lossy) or nowhere,
+ * R_total and T_total the orders' sums and absorbed 1 - R_total - T_total
+ * (to 1e-9), and at an ok point no more energy made than
+ * energy_tolerance (default 0.1): R_total <= 1 + tol, absorbed >= -tol.
  * compare: both pass init, with the same parameter and periods lines (not
  * the work_unit line: the app's hash there also names the backend and CPU
  * path), the same points (lambda, theta, phi within 1e-9) and statuses,
@@ -51,7 +63,8 @@
  * stage's lines together: one work_unit (16 hex digits), one application,
  * param lines (NAME VALUE), one grid line (NX NY NZ within 1..8192, cell
  * sizes and dt > 0, 1 <= steps, boundary thesis|pec|cpml, arithmetic
- * faithful|fast, precision double|single), probe lines 0..P-1 (a field and
+ * faithful|fast, precision double|single; param names as diffraction's,
+ * each once), probe lines 0..P-1 (a field and
  * a cell of the padded grid), exactly `steps` series lines numbered 1..steps
  * with P finite values each, energy lines (steps increasing within
  * 0..steps, finite), the six norm lines ex ey ez hx hy hz (finite, >= 0),
@@ -75,7 +88,7 @@
  *
  * MoM (docs/mom.md section 6.3): init: the records in the app's order: one
  * work_unit (16 hex digits), one application, param lines (NAME VALUE, at
- * most 32), one geometry line (circle radius R > 0, or polygon vertices
+ * most 32, names as diffraction's, each once), one geometry line (circle radius R > 0, or polygon vertices
  * V in 3..100000), one wavelength line (wavelength L > 0, k K > 0 with
  * K L = 2 pi, unknowns N, method mom|lcn, solver reference|faithful|mixed,
  * precision double|single, single only with reference, far_field
@@ -100,6 +113,11 @@
  * (1e-6) in double (reference, faithful, mixed), echo_db_tolerance_single
  * (0.05 dB) and echo_sigma_tolerance_single (1e-2) in single.
  *
+ * canonical: init's rules, then, if valid, the file as one line of JSON
+ * on stdout (its form: the comment opening the canonical section), the only way
+ * orrery-assimilate reads a result: a result init accepts is assimilable,
+ * one it refuses is refused there with the same message.
+ *
  * script_validator (BOINC server 1.6.2) takes one-word script names only
  * (it leaves a space on each word of a longer one, so no keyword matches):
  *     script_validator --app separation --init_script orrery-validate-init
@@ -112,7 +130,7 @@
  * if it exists (none for a program found on PATH), or --config FILE, which
  * must exist. Lines `key = value`, '#' starts a comment; keys
  * likelihood_tolerance, integral_tolerance (separation), r00_tolerance and
- * efficiency_tolerance (diffraction), echo_db_tolerance,
+ * efficiency_tolerance and energy_tolerance (diffraction), echo_db_tolerance,
  * echo_sigma_tolerance, echo_db_tolerance_single and
  * echo_sigma_tolerance_single (mom), each at most once, values finite and
  * >= 0. Command-line tolerances override the file's.
@@ -122,9 +140,10 @@
  * (separation), 64 MB (diffraction) or 1 GiB (fdtd, mom), out of range,
  * out of tolerance; results of two kinds compared); 3 (BOINC's VAL_RESULT_TRANSIENT_ERROR)
  * could not judge: a file missing or unreadable, a bad configuration file
- * or command line. script_validator retries the work unit later on 3, so a
- * daemon's mistake never invalidates volunteers' work. One line on stderr
- * says why. */
+ * or command line, or (canonical) stdout that cannot be written.
+ * script_validator retries the work unit later on 3, so a daemon's mistake
+ * never invalidates volunteers' work. One line on stderr says why. */
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -143,6 +162,9 @@
 #define MAX_MEMBERS SEP_MAX_BUNDLE
 #define MAX_VALUES (SEP_MAX_STREAMS + 1)
 #define FAILED_LIKELIHOOD (-999.0)
+/* <number_params_per_WU>: the search vector's length, checked by the
+ * assimilator against the work unit's command line. */
+#define SEP_MAX_PER_WU 999999
 /* Output files per result: separation_out and diffraction_out have one. */
 #define FILES_PER_RESULT 1
 /* A separation result is a few kB; anything past 16 MB is not one. A
@@ -183,6 +205,10 @@
 /* r00 is compared relative to max(|r00|, this): its error is about the
  * solver's tolerance times the field's scale (|r00| <= 1), not |r00|'s. */
 #define DIF_R00_FLOOR 0.01
+/* The totals and absorbed are the app's sums of the orders' 17-digit
+ * values: they agree with ours to the round-off of another order of
+ * summation (efficiencies <= 1, at most 14641 terms). */
+#define DIF_SUM_TOLERANCE 1e-9
 /* Orders a row may list: every (m, n) of the largest truncation. */
 #define DIF_MAX_ORDER_PAIRS ((2 * DIF_MAX_ORDERS + 1) * (2 * DIF_MAX_ORDERS + 1))
 #define MAX_CONFIG_BYTES ((size_t)64 << 10)
@@ -201,16 +227,22 @@ static const char *const tag_names[N_TAGS] = {"background_integral", "stream_int
 
 /* The tolerances, as configuration keys and as options. */
 enum { TOL_LIKELIHOOD, TOL_INTEGRAL, TOL_R00, TOL_EFFICIENCY, TOL_ECHO_DB, TOL_ECHO_SIGMA,
-       TOL_ECHO_DB_SINGLE, TOL_ECHO_SIGMA_SINGLE, N_TOL };
+       TOL_ECHO_DB_SINGLE, TOL_ECHO_SIGMA_SINGLE, TOL_ENERGY, N_TOL };
 static const char *const tol_keys[N_TOL] = {
     "likelihood_tolerance", "integral_tolerance", "r00_tolerance", "efficiency_tolerance",
     "echo_db_tolerance", "echo_sigma_tolerance", "echo_db_tolerance_single",
-    "echo_sigma_tolerance_single"};
+    "echo_sigma_tolerance_single", "energy_tolerance"};
 static const char *const tol_options[N_TOL] = {
     "--likelihood-tolerance", "--integral-tolerance", "--r00-tolerance",
     "--efficiency-tolerance", "--echo-db-tolerance", "--echo-sigma-tolerance",
-    "--echo-db-tolerance-single", "--echo-sigma-tolerance-single"};
-static const double tol_defaults[N_TOL] = {1e-11, 1e-9, 1e-8, 1e-8, 1e-6, 1e-6, 0.05, 1e-2};
+    "--echo-db-tolerance-single", "--echo-sigma-tolerance-single", "--energy-tolerance"};
+/* energy_tolerance: the energy an ok diffraction point may create
+ * (R_total + T_total - 1 on a lossless substrate). The model conserves it
+ * only up to its discretisation, which falls as dz^2 (docs/diffraction.md
+ * section 5): a 200 nm line on glass makes 2.4e-3 at 8 slices, 0.04 at 2,
+ * 0.13 at 1; 0.1 refuses what no sensible discretisation gives, and a
+ * project tightens it to its batches' (orrery-validate.conf). */
+static const double tol_defaults[N_TOL] = {1e-11, 1e-9, 1e-8, 1e-8, 1e-6, 1e-6, 0.05, 1e-2, 0.1};
 
 typedef struct {
     int n[N_TAGS];                       /* values found per tag */
@@ -219,6 +251,7 @@ typedef struct {
 
 typedef struct {
     int members;
+    int per_wu;                          /* <number_params_per_WU>, 0 if absent */
     member_result m[MAX_MEMBERS];
 } result_file;
 
@@ -266,6 +299,7 @@ static int usage(const char *fmt, ...)
     fprintf(stderr,
             "usage: orrery-validate [OPTIONS] init FILE\n"
             "       orrery-validate [OPTIONS] compare FILE1 FILE2\n"
+            "       orrery-validate [OPTIONS] canonical FILE   (init, then FILE as JSON on stdout)\n"
             "       orrery-validate-init [OPTIONS] FILE\n"
             "       orrery-validate-compare [OPTIONS] FILE1 FILE2\n"
             "options: --config FILE (default: " CONFIG_NAME " beside the program, if there)\n"
@@ -277,6 +311,7 @@ static int usage(const char *fmt, ...)
             "         --echo-sigma-tolerance X (mom, double; default 1e-6 relative)\n"
             "         --echo-db-tolerance-single X (mom, single; default 0.05 dB absolute)\n"
             "         --echo-sigma-tolerance-single X (mom, single; default 1e-2 relative)\n"
+            "         --energy-tolerance X (diffraction; default 0.1: energy an ok point may make)\n"
             "fdtd results: tolerances from their arithmetic and precision (1e-12 faithful\n"
             "double, 1e-9 fast double, 1e-5 faithful single, 1e-3 fast single)\n"
             "exit 0 valid / equal, 1 invalid / different, 3 could not judge (missing or\n"
@@ -365,6 +400,34 @@ static int check_member(const char *path, const char *text, int k, member_result
     return VALID;
 }
 
+/* The names of a result's parameter lines: each a name as the work units
+ * take it ([A-Za-z_][A-Za-z0-9_]*, at most 32 characters), at most 32 of
+ * them, none twice (the assimilator keeps them as an object's keys). */
+#define NAME_SET_MAX 32
+#define NAME_MAX_LEN 32
+
+typedef struct {
+    int n;
+    char name[NAME_SET_MAX][NAME_MAX_LEN + 1];
+} name_set;
+
+/* 0 if t[0..len) is a new valid name (added), -1 if not. */
+static int name_add(name_set *set, const char *t, size_t len)
+{
+    if (len == 0 || len > NAME_MAX_LEN || set->n == NAME_SET_MAX ||
+        !(isalpha((unsigned char)t[0]) || t[0] == '_'))
+        return -1;
+    for (size_t i = 1; i < len; i++)
+        if (!isalnum((unsigned char)t[i]) && t[i] != '_')
+            return -1;
+    for (int i = 0; i < set->n; i++)
+        if (strlen(set->name[i]) == len && memcmp(set->name[i], t, len) == 0)
+            return -1;
+    memcpy(set->name[set->n], t, len);
+    set->name[set->n++][len] = '\0';
+    return 0;
+}
+
 /* ---- diffraction results (docs/diffraction.md section 4) ---- */
 
 typedef struct {
@@ -392,6 +455,8 @@ typedef struct {
      * also names the backend and CPU path.) */
     char *same;
     size_t same_len, same_cap;
+    name_set params;                     /* the '# parameter' names */
+    int application;                     /* '# application' lines */
 } dif_result;
 
 static const char *const dif_value_names[3] = {"R_total", "T_total", "absorbed"};
@@ -479,17 +544,25 @@ static int dif_keep(dif_result *d, const char *s, size_t len)
 static int dif_header_line(const char *path, int line, const char *s, size_t len, dif_result *d,
                            int *work_unit)
 {
-    const char *tok[4];
-    size_t tlen[4];
-    const int n = dif_tokens(s, len, tok, tlen, 3);
+    const char *tok[5];
+    size_t tlen[5];
+    double v;
+    const int n = dif_tokens(s, len, tok, tlen, 4);
     if (n >= 2 && tok_eq(tok[1], tlen[1], "end"))
         return say(INVALID, "%s:%d: an '# end' line before the last line", path, line);
-    const int keep = n >= 2 && (tok_eq(tok[1], tlen[1], "parameter") ||
-                                tok_eq(tok[1], tlen[1], "periods"));
+    const int param = n >= 2 && tok_eq(tok[1], tlen[1], "parameter");
+    const int keep = param || (n >= 2 && tok_eq(tok[1], tlen[1], "periods"));
     if (n >= 2 && tok_eq(tok[1], tlen[1], "work_unit")) {
         if (n != 3 || (*work_unit)++)
             return say(INVALID, "%s:%d: want one '# work_unit HASH' line", path, line);
     }
+    if (n >= 2 && tok_eq(tok[1], tlen[1], "application") && (n < 3 || d->application++))
+        return say(INVALID, "%s:%d: want at most one '# application TEXT' line", path, line);
+    if (param && (n != 4 || name_add(&d->params, tok[2], tlen[2]) != 0 ||
+                  dif_number(tok[3], tlen[3], 0, &v) != 0))
+        return say(INVALID, "%s:%d: want '# parameter NAME VALUE': NAME [A-Za-z_][A-Za-z0-9_]* "
+                   "of at most %d characters, each once, at most %d of them; VALUE a finite number",
+                   path, line, NAME_MAX_LEN, NAME_SET_MAX);
     if (keep && dif_keep(d, s, len) != 0)
         return say(RETRY, "%s: out of memory", path);
     return VALID;
@@ -519,9 +592,44 @@ static int dif_grow(dif_result *d, int n_orders)
     return 0;
 }
 
+/* A row's numbers agree with each other and with the work unit's
+ * substrate (docs/diffraction.md section 4): T is nan at every order and in
+ * T_total and absorbed (a lossy substrate) or nowhere, R nowhere; R_total
+ * and T_total are the orders' sums and absorbed is 1 - R_total - T_total,
+ * as the app computes them (to DIF_SUM_TOLERANCE: the file's 17 digits
+ * read back to the app's doubles, summed in its order or another); and an
+ * ok point makes no energy beyond etol (R_total <= 1 + etol, absorbed >=
+ * -etol). A not_converged point holds the last iterate, which may. */
+static int dif_balance(const char *path, int line, const dif_row *r, const dif_order *o,
+                       double etol)
+{
+    const int lossy = isnan(r->v[1]);
+    double sum_r = 0, sum_t = 0;
+    for (int j = 0; j < r->n_orders; j++) {
+        if (isnan(o[j].R) || isnan(o[j].T) != lossy)
+            return say(INVALID, "%s:%d: order (%d, %d): R %g, T %g with T_total %g: R is never "
+                       "nan, and T is nan at every order (a lossy substrate) or at none", path,
+                       line, o[j].m, o[j].n, o[j].R, o[j].T, r->v[1]);
+        sum_r += o[j].R;
+        sum_t += lossy ? 0 : o[j].T;
+    }
+    if (!(fabs(sum_r - r->v[0]) <= DIF_SUM_TOLERANCE) ||
+        (!lossy && !(fabs(sum_t - r->v[1]) <= DIF_SUM_TOLERANCE)))
+        return say(INVALID, "%s:%d: R_total %.17g, T_total %.17g are not the orders' sums %.17g, "
+                   "%.17g", path, line, r->v[0], r->v[1], sum_r, lossy ? NAN : sum_t);
+    if (!lossy && !(fabs(1 - r->v[0] - r->v[1] - r->v[2]) <= DIF_SUM_TOLERANCE))
+        return say(INVALID, "%s:%d: absorbed %.17g is not 1 - R_total - T_total (%.17g)", path,
+                   line, r->v[2], 1 - r->v[0] - r->v[1]);
+    if (r->ok && (!(r->v[0] <= 1 + etol) || (!lossy && !(r->v[2] >= -etol))))
+        return say(INVALID, "%s:%d: an ok point that makes energy: R_total %.17g, T_total %.17g, "
+                   "absorbed %.17g (%s %g)", path, line, r->v[0], r->v[1], r->v[2],
+                   tol_keys[TOL_ENERGY], etol);
+    return VALID;
+}
+
 /* One point row (tokens after splitting); on failure says why. */
 static int dif_row_line(const char *path, int line, const char **tok, const size_t *tlen, int n,
-                        dif_result *d)
+                        dif_result *d, double etol)
 {
 #define BAD(what) say(INVALID, "%s:%d: %s", path, line, what)
     if (n < 14 || !tok_eq(tok[0], tlen[0], "point"))
@@ -587,6 +695,9 @@ static int dif_row_line(const char *path, int line, const char **tok, const size
     }
     if (!zero)
         return BAD("order (0, 0) missing");
+    const int rc = dif_balance(path, line, r, &d->orders[d->n_ord], etol);
+    if (rc != VALID)
+        return rc;
     d->n_ord += (size_t)n_orders;
     d->n_points++;
     return VALID;
@@ -594,7 +705,7 @@ static int dif_row_line(const char *path, int line, const char **tok, const size
 }
 
 /* Reads and checks a diffraction table (init's rules) already in buf. */
-static int dif_load(const char *path, const orr_buffer *buf, dif_result *d)
+static int dif_load(const char *path, const orr_buffer *buf, dif_result *d, double etol)
 {
     memset(d, 0, sizeof *d);
     if (buf->size > MAX_DIF_BYTES)
@@ -640,7 +751,7 @@ static int dif_load(const char *path, const orr_buffer *buf, dif_result *d)
                        DIF_MAX_ORDER_PAIRS);
         if (d->n_points >= DIF_MAX_POINTS)
             return say(INVALID, "%s:%d: more than %d points", path, it.line, DIF_MAX_POINTS);
-        rc = dif_row_line(path, it.line, tok, tlen, n, d);
+        rc = dif_row_line(path, it.line, tok, tlen, n, d, etol);
     }
     if (rc != VALID)
         return rc;
@@ -744,6 +855,7 @@ typedef struct {
     fd_grid grid;
     long last_energy;                    /* step of the last energy line */
     double norm[FDTD_N_FIELDS][2];       /* L2, max */
+    name_set params;                     /* the param lines' names */
     unsigned char probe_h[FDTD_MAX_PROBES];   /* 1: the probe records an H component */
 } fd_result;
 
@@ -873,7 +985,10 @@ static int fd_record(int st, const char **tok, const size_t *tlen, int n, fd_res
     case FD_APP:
         return n >= 2 ? 0 : -1;
     case FD_PARAM:
-        return n == 3 && f->count[FD_PARAM] < FDTD_MAX_PARAMS ? 0 : -1;
+        return n == 3 && f->count[FD_PARAM] < FDTD_MAX_PARAMS &&
+                       name_add(&f->params, tok[1], tlen[1]) == 0
+                   ? 0
+                   : -1;
     case FD_GRID:
         return fd_grid_line(tok, tlen, n, &f->grid);
     case FD_PROBE:
@@ -1205,6 +1320,7 @@ typedef struct {
     mo_setup setup;                      /* the wavelength line */
     double backward;                     /* the solve line's backward error */
     char *params;                        /* the param lines, '\n' after each */
+    name_set names;                      /* and their names */
     size_t params_len, params_cap;
     double *echo;                        /* [count[MO_ECHO]][3]: incidence, angle, sigma */
     size_t echo_cap;
@@ -1362,7 +1478,8 @@ static int mo_record(int st, const char **tok, const size_t *tlen, int n, mo_res
     case MO_WARNING:
         return n >= 2 ? 0 : -1;
     case MO_PARAM: {
-        if (n != 3 || m->count[MO_PARAM] >= MOM_MAX_PARAMS)
+        if (n != 3 || m->count[MO_PARAM] >= MOM_MAX_PARAMS ||
+            name_add(&m->names, tok[1], tlen[1]) != 0)
             return -1;
         /* kept as its tokens, one blank apart: compared between results */
         const size_t need = tlen[1] + tlen[2] + 2;
@@ -1545,6 +1662,264 @@ static int mo_compare(const char *b_path, const mo_result *a, const mo_result *b
     return mo_same_echo(b_path, a, b, tol);
 }
 
+/* ---- canonical: a valid file as one line of JSON (orrery-assimilate) ----
+ *
+ * The assimilator reads result files only through this (`orrery-validate
+ * canonical FILE`), so what init accepts it can assimilate and what init
+ * refuses it refuses with init's message: one reader, one definition of a
+ * valid result. The form mirrors the file; the assimilator arranges it
+ * into its tables:
+ *   separation: {"kind": "separation", "number_params_per_WU": N or null,
+ *     "members": [{"background_integral": [V], "stream_integral": [V...],
+ *     "background_likelihood": [V], "stream_only_likelihood": [V...],
+ *     "search_likelihood": [V]}, ...]}
+ *   diffraction, fdtd, mom: {"kind": K, "work_unit": S, "application": S
+ *     or null, "parameters": [[NAME, V], ...], "records": {KEY: [[V...],
+ *     ...], ...}}, KEY each other record's keyword in the file's order
+ *     (diffraction: "point"; '#' lines but those three are left out, as is
+ *     the end line), each record its words after the keyword (mom's
+ *     warning: its text, one string).
+ * A word is written as a JSON number if it is one (kept as written), else
+ * a whole number as "%ld" ("+4", "007"), another finite number as its
+ * shortest form that reads back the same double ("0x1p-2", "+.5"); nan and
+ * inf as printf writes them as null; anything else as a string (control
+ * characters escaped, other bytes as they are). */
+
+/* Whether t[0..n) is a JSON number: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)? */
+static int json_number_form(const char *t, size_t n)
+{
+    size_t i = 0, d;
+    if (i < n && t[i] == '-')
+        i++;
+    if (i < n && t[i] == '0')
+        i++;
+    else if (i < n && t[i] >= '1' && t[i] <= '9')
+        while (i < n && isdigit((unsigned char)t[i]))
+            i++;
+    else
+        return 0;
+    if (i < n && t[i] == '.') {
+        for (d = ++i; i < n && isdigit((unsigned char)t[i]);)
+            i++;
+        if (i == d)
+            return 0;
+    }
+    if (i < n && (t[i] == 'e' || t[i] == 'E')) {
+        if (++i < n && (t[i] == '+' || t[i] == '-'))
+            i++;
+        for (d = i; i < n && isdigit((unsigned char)t[i]);)
+            i++;
+        if (i == d)
+            return 0;
+    }
+    return i == n;
+}
+
+static void json_string(FILE *o, const char *s, size_t n)
+{
+    fputc('"', o);
+    for (size_t i = 0; i < n; i++) {
+        const unsigned char c = (unsigned char)s[i];
+        if (c == '"' || c == '\\')
+            fprintf(o, "\\%c", c);
+        else if (c < 0x20 || c == 0x7f)
+            fprintf(o, "\\u%04x", c);
+        else
+            fputc(c, o);
+    }
+    fputc('"', o);
+}
+
+static void json_word(FILE *o, const char *t, size_t n)
+{
+    long l;
+    double v;
+    while (n > 0 && isspace((unsigned char)*t))
+        t++, n--;
+    while (n > 0 && isspace((unsigned char)t[n - 1]))
+        n--;
+    if (json_number_form(t, n)) {
+        fwrite(t, 1, n, o);
+    } else if (orr_parse_long(t, n, &l) == 0) {
+        fprintf(o, "%ld", l);
+    } else if (orr_parse_double(t, n, &v) == 0 && isfinite(v)) {
+        char b[40];
+        for (int p = 1; p <= 17; p++) {
+            snprintf(b, sizeof b, "%.*g", p, v);
+            if (strtod(b, NULL) == v)
+                break;
+        }
+        fputs(b, o);
+    } else if (tok_eq(t, n, "nan") || tok_eq(t, n, "-nan") || tok_eq(t, n, "inf") ||
+               tok_eq(t, n, "-inf")) {
+        fputs("null", o);
+    } else {
+        json_string(o, t, n);
+    }
+}
+
+/* The next blank-separated word of s[*i..len), or 0 at the end. */
+static int next_word(const char *s, size_t len, size_t *i, const char **w, size_t *wn)
+{
+    while (*i < len && (s[*i] == ' ' || s[*i] == '\t'))
+        (*i)++;
+    if (*i >= len)
+        return 0;
+    *w = s + *i;
+    while (*i < len && s[*i] != ' ' && s[*i] != '\t')
+        (*i)++;
+    *wn = (size_t)(s + *i - *w);
+    return 1;
+}
+
+/* s[i..len) without its surrounding white space, as a JSON string. */
+static void json_rest(FILE *o, const char *s, size_t len, size_t i)
+{
+    while (i < len && isspace((unsigned char)s[i]))
+        i++;
+    while (len > i && isspace((unsigned char)s[len - 1]))
+        len--;
+    json_string(o, s + i, len - i);
+}
+
+/* The next line after the header, as the kind's loader reads it
+ * (dif_load drops a second '\r'). */
+static int dump_next(orr_lines *it, const char **s, size_t *len, int hash)
+{
+    if (!orr_lines_next(it, s, len))
+        return 0;
+    if (hash && *len > 0 && (*s)[*len - 1] == '\r')
+        (*len)--;
+    return 1;
+}
+
+/* A line's keyword (a diffraction '#' line's is its second word; its point
+ * rows' "point") and where the words after it start. */
+static int line_key(const char *s, size_t len, int hash, const char **k, size_t *kn, size_t *at)
+{
+    *at = 0;
+    /* as dif_header_line reads it: the word after the first ("#", "#x") */
+    if (hash && len > 0 && s[0] == '#' && !next_word(s, len, at, k, kn))
+        return 0;
+    return next_word(s, len, at, k, kn);
+}
+
+static int is_header_key(const char *k, size_t kn, int hash)
+{
+    return tok_eq(k, kn, "work_unit") || tok_eq(k, kn, "application") ||
+           tok_eq(k, kn, hash ? "parameter" : "param");
+}
+
+/* work_unit, application and parameters: the header of the JSON object. */
+static void dump_header(FILE *o, const char *kind, const orr_buffer *buf, int hash)
+{
+    orr_lines it;
+    const char *s, *k, *w;
+    size_t len, kn, wn, at;
+    int params = 0, app = 0;
+    fprintf(o, "{\"kind\": \"%s\", \"work_unit\": ", kind);
+    orr_lines_init(&it, "", buf);
+    orr_lines_next(&it, &s, &len);
+    while (dump_next(&it, &s, &len, hash))
+        if (line_key(s, len, hash, &k, &kn, &at) && tok_eq(k, kn, "work_unit") &&
+            next_word(s, len, &at, &w, &wn))
+            json_string(o, w, wn);
+    fputs(", \"application\": ", o);
+    orr_lines_init(&it, "", buf);
+    orr_lines_next(&it, &s, &len);
+    while (dump_next(&it, &s, &len, hash))
+        if (line_key(s, len, hash, &k, &kn, &at) && tok_eq(k, kn, "application") && !app++)
+            json_rest(o, s, len, at);
+    fputs(app ? ", \"parameters\": [" : "null, \"parameters\": [", o);
+    orr_lines_init(&it, "", buf);
+    orr_lines_next(&it, &s, &len);
+    while (dump_next(&it, &s, &len, hash)) {
+        if (!line_key(s, len, hash, &k, &kn, &at) || !tok_eq(k, kn, hash ? "parameter" : "param") ||
+            !next_word(s, len, &at, &w, &wn))
+            continue;
+        fputs(params++ ? ", [" : "[", o);
+        json_string(o, w, wn);
+        fputs(", ", o);
+        if (next_word(s, len, &at, &w, &wn))
+            json_word(o, w, wn);
+        fputc(']', o);
+    }
+    fputs("]", o);
+}
+
+/* A diffraction, fdtd or mom file init has accepted, as JSON on o. */
+static int dump_lines(FILE *o, const char *kind, const orr_buffer *buf, int hash)
+{
+    orr_lines it;
+    const char *s, *k, *w, *prev = NULL;
+    size_t len, kn, wn, at, prev_n = 0;
+    dump_header(o, kind, buf, hash);
+    fputs(", \"records\": {", o);
+    orr_lines_init(&it, "", buf);
+    orr_lines_next(&it, &s, &len);
+    while (dump_next(&it, &s, &len, hash)) {
+        if ((hash && len > 0 && s[0] == '#') || !line_key(s, len, 0, &k, &kn, &at) ||
+            is_header_key(k, kn, hash) || (!hash && tok_eq(k, kn, "end")))
+            continue;
+        const int same = prev && prev_n == kn && memcmp(prev, k, kn) == 0;
+        if (!same) {
+            fputs(prev ? "], " : "", o);
+            json_string(o, k, kn);
+            fputs(": [", o);
+        }
+        fputs(same ? ", [" : "[", o);
+        if (tok_eq(k, kn, "warning")) {
+            json_rest(o, s, len, at);
+        } else {
+            for (int i = 0; next_word(s, len, &at, &w, &wn); i++) {
+                fputs(i ? ", " : "", o);
+                json_word(o, w, wn);
+            }
+        }
+        fputc(']', o);
+        prev = k;
+        prev_n = kn;
+    }
+    fputs(prev ? "]}}\n" : "}}\n", o);
+    return VALID;
+}
+
+/* A separation result init has accepted, as JSON on o. */
+static int dump_separation(FILE *o, const char *text, const result_file *r)
+{
+    fputs("{\"kind\": \"separation\", \"number_params_per_WU\": ", o);
+    if (r->per_wu)
+        fprintf(o, "%d", r->per_wu);
+    else
+        fputs("null", o);
+    fputs(", \"members\": [", o);
+    for (int k = 0; k < r->members; k++) {
+        fputs(k ? ", {" : "{", o);
+        for (int t = 0; t < N_TAGS; t++) {
+            char tag[96];
+            if (k == 0)
+                snprintf(tag, sizeof tag, "<%s>", tag_names[t]);
+            else
+                snprintf(tag, sizeof tag, "<%s%d>", tag_names[t], k);
+            const char *p = strstr(text, tag) + strlen(tag), *w;
+            tag[0] = '/';
+            char close[98];
+            snprintf(close, sizeof close, "<%s", tag);
+            const char *end = strstr(p, close);
+            size_t i = 0, wn;
+            fprintf(o, "%s\"%s\": [", t ? ", " : "", tag_names[t]);
+            for (int j = 0; next_word(p, (size_t)(end - p), &i, &w, &wn); j++) {
+                fputs(j ? ", " : "", o);
+                json_word(o, w, wn);
+            }
+            fputc(']', o);
+        }
+        fputc('}', o);
+    }
+    fputs("]}\n", o);
+    return VALID;
+}
+
 /* ---- either kind ---- */
 
 enum { KIND_SEPARATION, KIND_DIFFRACTION, KIND_FDTD, KIND_MOM };
@@ -1556,8 +1931,8 @@ static const char *const kind_articles[4] = {"a", "a", "an", "a"};
  * why. A diffraction table goes to *d (free it with dif_free), an fdtd
  * result to *f (fd_free), a mom result to *m (mo_free), separation tags to
  * *r. */
-static int load_any(const char *path, result_file *r, dif_result *d, fd_result *f, mo_result *m,
-                    int *kind)
+static int load_any(const char *path, const double *tol, FILE *dump, result_file *r,
+                    dif_result *d, fd_result *f, mo_result *m, int *kind)
 {
     orr_buffer buf;
     memset(r, 0, sizeof *r);
@@ -1570,24 +1945,30 @@ static int load_any(const char *path, result_file *r, dif_result *d, fd_result *
         return rc;
     if (is_dif(&buf)) {
         *kind = KIND_DIFFRACTION;
-        rc = dif_load(path, &buf, d);
+        rc = dif_load(path, &buf, d, tol[TOL_ENERGY]);
+        if (rc == VALID && dump)
+            rc = dump_lines(dump, "diffraction", &buf, 1);
         orr_buffer_free(&buf);
         return rc;
     }
     if (is_fd(&buf)) {
         *kind = KIND_FDTD;
         f->buf = buf;
-        return fd_load(path, f);
+        rc = fd_load(path, f);
+        return rc == VALID && dump ? dump_lines(dump, "fdtd", &f->buf, 0) : rc;
     }
     if (is_mo(&buf)) {
         *kind = KIND_MOM;
         rc = mo_load(path, &buf, m);
+        if (rc == VALID && dump)
+            rc = dump_lines(dump, "mom", &buf, 0);
         orr_buffer_free(&buf);
         return rc;
     }
     const char *text = buf.data;
-    double wus = 1;
+    double wus = 1, per_wu = 0;
     const int n = tag_values(text, "number_WUs", &wus, 1);
+    const int np = tag_values(text, "number_params_per_WU", &per_wu, 1);
     if (buf.size == 0)
         rc = say(INVALID, "%s: empty file", path);
     else if (buf.size > MAX_RESULT_BYTES)
@@ -1595,21 +1976,31 @@ static int load_any(const char *path, result_file *r, dif_result *d, fd_result *
     else if (n == -2 || n == 0 ||
              (n == 1 && !(wus >= 1 && wus <= MAX_MEMBERS && wus == (int)wus)))
         rc = say(INVALID, "%s: bad <number_WUs>", path);
+    else if (np == -2 || np == 0 || (np == 1 && !(per_wu >= 1 && per_wu <= SEP_MAX_PER_WU &&
+                                                  per_wu == (int)per_wu)))
+        rc = say(INVALID, "%s: bad <number_params_per_WU> (want a whole number in 1..%d)", path,
+                 SEP_MAX_PER_WU);
     r->members = n == 1 && rc == VALID ? (int)wus : 1;
+    r->per_wu = np == 1 && rc == VALID ? (int)per_wu : 0;
     for (int k = 0; k < r->members && rc == VALID; k++)
         rc = check_member(path, text, k, &r->m[k]);
+    if (rc == VALID && dump)
+        rc = dump_separation(dump, text, r);
     orr_buffer_free(&buf);
     return rc;
 }
 
-/* Reads and checks one file (init's rules); on failure says why. */
-static int load(const char *path, result_file *r)
+/* Reads and checks one file (init's rules); on failure says why. With
+ * dump, a valid file goes there as canonical's JSON. */
+static int load(const char *path, const double *tol, FILE *dump, result_file *r)
 {
     dif_result d;
     fd_result f;
     mo_result m;
     int kind;
-    const int rc = load_any(path, r, &d, &f, &m, &kind);
+    int rc = load_any(path, tol, dump, r, &d, &f, &m, &kind);
+    if (rc == VALID && dump && (fflush(dump) != 0 || ferror(dump)))
+        rc = say(RETRY, "%s: cannot write the canonical form: %s", path, strerror(errno));
     dif_free(&d);
     fd_free(&f);
     mo_free(&m);
@@ -1645,12 +2036,12 @@ static int compare(const char *a_path, const char *b_path, const double *tol)
     fd_result fa, fb;
     mo_result ma, mb;
     int ka = KIND_SEPARATION, kb = KIND_SEPARATION;
-    int rc = load_any(a_path, &a, &da, &fa, &ma, &ka);
+    int rc = load_any(a_path, tol, NULL, &a, &da, &fa, &ma, &ka);
     memset(&db, 0, sizeof db);
     memset(&fb, 0, sizeof fb);
     memset(&mb, 0, sizeof mb);
     if (rc == VALID)
-        rc = load_any(b_path, &b, &db, &fb, &mb, &kb);
+        rc = load_any(b_path, tol, NULL, &b, &db, &fb, &mb, &kb);
     const int lo = ka < kb ? ka : kb, hi = ka < kb ? kb : ka;
     if (rc == VALID && ka != kb)
         rc = say(INVALID, "%s and %s: %s %s and %s %s result", a_path, b_path, kind_articles[lo],
@@ -1681,6 +2072,7 @@ static int run(const char *mode, char **paths, int n, const double *tol)
 {
     static result_file r;
     const int results = strcmp(mode, "compare") == 0 ? 2 : 1;
+    const int canonical = strcmp(mode, "canonical") == 0;
     if (n == 0)
         return usage("%s: no file given", mode);
     if (n % results != 0)
@@ -1692,7 +2084,9 @@ static int run(const char *mode, char **paths, int n, const double *tol)
                      mode, n / results, FILES_PER_RESULT);
     int rc = VALID;
     for (int i = 0; i < n / results && rc == VALID; i++)
-        rc = results == 1 ? load(paths[i], &r) : compare(paths[i], paths[n / 2 + i], tol);
+        rc = results == 2   ? compare(paths[i], paths[n / 2 + i], tol)
+             : canonical ? load(paths[i], tol, stdout, &r)
+                         : load(paths[i], tol, NULL, &r);
     return rc;
 }
 
@@ -1731,9 +2125,10 @@ static int config_line(const char *path, int line, const char *s, size_t len, do
     while (k < N_TOL && !(strlen(tol_keys[k]) == klen && memcmp(s, tol_keys[k], klen) == 0))
         k++;
     if (k == N_TOL)
-        return say(RETRY, "%s:%d: %.*s: unknown key (known: %s, %s, %s, %s) (mom: %s, %s, %s, %s)",
-                   path, line, (int)klen, s, tol_keys[0], tol_keys[1], tol_keys[2], tol_keys[3],
-                   tol_keys[4], tol_keys[5], tol_keys[6], tol_keys[7]);
+        return say(RETRY, "%s:%d: %.*s: unknown key (known: %s, %s, %s, %s) (mom: %s, %s, %s, %s) "
+                   "(diffraction: %s)", path, line, (int)klen, s, tol_keys[0], tol_keys[1],
+                   tol_keys[2], tol_keys[3], tol_keys[4], tol_keys[5], tol_keys[6], tol_keys[7],
+                   tol_keys[8]);
     if (seen[k]++)
         return say(RETRY, "%s:%d: %s: repeated key", path, line, tol_keys[k]);
     if (parse_tolerance(val, vlen, &tol[k]) != 0)
@@ -1837,8 +2232,9 @@ int main(int argc, char **argv)
     else if (i < argc)
         mode = argv[i++];
     else
-        return usage("no mode: init or compare");
-    if (strcmp(mode, "init") != 0 && strcmp(mode, "compare") != 0)
+        return usage("no mode: init, compare or canonical");
+    if (strcmp(mode, "init") != 0 && strcmp(mode, "compare") != 0 &&
+        strcmp(mode, "canonical") != 0)
         return usage("unknown mode \"%s\"", mode);
     return run(mode, argv + i, argc - i, tol);
 }

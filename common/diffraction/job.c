@@ -244,19 +244,18 @@ static orr_status load_work_unit(const dif_cli *opt, dif_workunit *wu, dif_setup
     return st;
 }
 
+/* The results and, with --npy, its three arrays: checked before any work. */
 static orr_status check_outputs(const dif_cli *opt, orr_error *err)
 {
-    char path[4096];
-    orr_runtime_resolve(opt->job.output, path, sizeof path);
-    orr_status s = orr_output_check(path, err);
-    if (s == ORR_OK && opt->job.npy) {
-        static const char *const suffix[] = {"_r00.npy", "_R.npy", "_T.npy"};
-        for (int i = 0; s == ORR_OK && i < 3; i++) {
-            snprintf(path, sizeof path, "%s%s", opt->job.npy, suffix[i]);
-            s = orr_output_check(path, err);
-        }
+    static const char *const suffix[] = {"_r00.npy", "_R.npy", "_T.npy"};
+    char npy[3][4096];
+    const char *more[3];
+    const int n = opt->job.npy ? 3 : 0;
+    for (int i = 0; i < n; i++) {
+        snprintf(npy[i], sizeof npy[i], "%s%s", opt->job.npy, suffix[i]);
+        more[i] = npy[i];
     }
-    return s;
+    return orr_job_check_outputs(&opt->job, more, n, err);
 }
 
 static int batch_capacity(const dif_cli *opt, const dif_setup *s)

@@ -41,6 +41,17 @@ static orr_status load_work_unit(const fdtd_cli *opt, fdtd_workunit *wu, fdtd_se
     return ORR_OK;
 }
 
+/* The results and the snapshot, if the work unit asks for one: checked
+ * before any work, not after it. */
+static orr_status check_outputs(const fdtd_cli *opt, const fdtd_workunit *wu, orr_error *err)
+{
+    char npy[4096];
+    const char *more[1] = {npy};
+    if (wu->snapshot)
+        fdtd_snapshot_path(opt, wu, npy, sizeof npy);
+    return orr_job_check_outputs(&opt->job, more, wu->snapshot ? 1 : 0, err);
+}
+
 orr_status fdtd_job_plan(const void *opts, orr_backend *be, void **out, orr_error *err)
 {
     fdtd_job *job = calloc(1, sizeof *job);
@@ -49,6 +60,8 @@ orr_status fdtd_job_plan(const void *opts, orr_backend *be, void **out, orr_erro
     job->opt = opts;
     job->be = be;
     orr_status st = load_work_unit(job->opt, &job->wu, &job->s, err);
+    if (st == ORR_OK)
+        st = check_outputs(job->opt, &job->wu, err);
     if (st == ORR_OK)
         st = fdtd_ops_of(be, &job->ops, err);
     if (st == ORR_OK) {

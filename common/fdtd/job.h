@@ -47,6 +47,9 @@ typedef struct {
 orr_status fdtd_job_plan(const void *opts, orr_backend *be, void **job, orr_error *err);
 void fdtd_job_free(void *job);
 orr_status fdtd_job_report(void *job, orr_error *err);
+/* Where the snapshot goes (a work unit that asks for one): --npy PREFIX's
+ * PREFIX_FIELD.npy. */
+void fdtd_snapshot_path(const fdtd_cli *opt, const fdtd_workunit *wu, char *path, size_t size);
 void fdtd_job_checkpoint(const void *job, orr_checkpoint_spec *spec);
 /* The state packed for a checkpoint (the arrays read from the backend and
  * compressed); kind.c calls it when the runtime says it is time. */

@@ -80,13 +80,18 @@ static orr_status write_snapshot(const fdtd_job *job, orr_error *err)
             for (long i = 1; i <= s->n[0]; i += d, o++)
                 memcpy(out + o * rb, raw + (i + s->sx * (j + s->sy * k)) * rb, (size_t)rb);
     char path[4096];
-    snprintf(path, sizeof path, "%s_%s.npy", job->opt->job.npy ? job->opt->job.npy : "fdtd_snapshot",
-             fdtd_field_name(job->wu.snapshot_field));
+    fdtd_snapshot_path(job->opt, &job->wu, path, sizeof path);
     if (st == ORR_OK)
         st = orr_npy_write(path, rb == 4 ? ORR_NPY_F4 : ORR_NPY_F8, 3, shape, out, err);
     free(raw);
     free(out);
     return st;
+}
+
+void fdtd_snapshot_path(const fdtd_cli *opt, const fdtd_workunit *wu, char *path, size_t size)
+{
+    snprintf(path, size, "%s_%s.npy", opt->job.npy ? opt->job.npy : "fdtd_snapshot",
+             fdtd_field_name(wu->snapshot_field));
 }
 
 orr_status fdtd_job_report(void *p, orr_error *err)

@@ -145,6 +145,48 @@ static orr_status slurp(const char *path, size_t max_bytes, orr_buffer *out, orr
     return ORR_OK;
 }
 
+/* The output buffer grown by doubling up to max_bytes; ORR_OK or the
+ * failure (too large, no memory). */
+static orr_status grow_output(const char *path, char **data, size_t *cap, size_t max_bytes,
+                              orr_error *err)
+{
+    if (*cap >= max_bytes)
+        return orr_fail(err, ORR_ERR_INPUT,
+                        "%s: decompressed content is larger than the %zu bytes allowed", path,
+                        max_bytes);
+    size_t ncap = *cap * 2 > max_bytes ? max_bytes : *cap * 2;
+    char *nd = realloc(*data, ncap + 1);
+    if (!nd)
+        return orr_fail(err, ORR_ERR_NOMEM, "%s: out of memory decompressing", path);
+    *data = nd;
+    *cap = ncap;
+    return ORR_OK;
+}
+
+/* After a stream's end: what follows it, if anything. gzip(1) reads every
+ * member of a file made by `cat a.gz b.gz` (RFC 1952 section 2.2), so the
+ * next gzip member is read too; anything else after the compressed data
+ * (another format, garbage) is refused: reading only the first member
+ * would silently drop the rest of the work unit. *more: 1 to go on (zs
+ * reset), 0 at the end of the input. */
+static orr_status next_member(const char *path, const orr_buffer *in, z_stream *zs, int *more,
+                              orr_error *err)
+{
+    *more = 0;
+    if (zs->avail_in == 0)
+        return ORR_OK;
+    const size_t at = in->size - zs->avail_in;
+    if (!is_gzip((const unsigned char *)in->data + at, zs->avail_in))
+        return orr_fail(err, ORR_ERR_PARSE,
+                        "%s: %zu bytes of trailing data after the compressed data (from byte "
+                        "%zu): not another gzip member", path, (size_t)zs->avail_in, at);
+    if (inflateReset(zs) != Z_OK)
+        return orr_fail(err, ORR_ERR_NOMEM, "%s: cannot restart decompression", path);
+    *more = 1;
+    return ORR_OK;
+}
+
+/* Inflates a zlib stream or every member of a gzip file (next_member). */
 static orr_status inflate_buffer(const char *path, const orr_buffer *in, size_t max_bytes,
                                  orr_buffer *out, orr_error *err)
 {
@@ -164,49 +206,30 @@ static orr_status inflate_buffer(const char *path, const orr_buffer *in, size_t 
     }
     zs.next_in = (Bytef *)in->data;
     zs.avail_in = (uInt)in->size;
-    int rc = Z_OK;
-    while (rc != Z_STREAM_END) {
-        if (size == cap) {
-            if (cap >= max_bytes) {
-                free(data);
-                inflateEnd(&zs);
-                return orr_fail(err, ORR_ERR_INPUT,
-                                "%s: decompressed content is larger than the %zu bytes allowed",
-                                path, max_bytes);
-            }
-            size_t ncap = cap * 2 > max_bytes ? max_bytes : cap * 2;
-            char *nd = realloc(data, ncap + 1);
-            if (!nd) {
-                free(data);
-                inflateEnd(&zs);
-                return orr_fail(err, ORR_ERR_NOMEM, "%s: out of memory decompressing", path);
-            }
-            data = nd;
-            cap = ncap;
-        }
+    orr_status s = ORR_OK;
+    for (int more = 1; more && s == ORR_OK;) {
+        if (size == cap && (s = grow_output(path, &data, &cap, max_bytes, err)) != ORR_OK)
+            break;
         size_t room = cap - size;
         if (room > UINT_MAX)
             room = UINT_MAX;
         zs.next_out = (Bytef *)data + size;
         zs.avail_out = (uInt)room;
-        rc = inflate(&zs, Z_NO_FLUSH);
+        const int rc = inflate(&zs, Z_NO_FLUSH);
         size = (size_t)((char *)zs.next_out - data);
         if (rc == Z_STREAM_END)
-            break;
-        if (rc == Z_BUF_ERROR && zs.avail_in == 0) {
-            free(data);
-            inflateEnd(&zs);
-            return orr_fail(err, ORR_ERR_PARSE, "%s: compressed data is truncated", path);
-        }
-        if (rc != Z_OK && rc != Z_BUF_ERROR) {
-            const char *why = zs.msg ? zs.msg : "invalid data";
-            orr_fail(err, ORR_ERR_PARSE, "%s: compressed data is corrupt (%s)", path, why);
-            free(data);
-            inflateEnd(&zs);
-            return ORR_ERR_PARSE;
-        }
+            s = next_member(path, in, &zs, &more, err);
+        else if (rc == Z_BUF_ERROR && zs.avail_in == 0)
+            s = orr_fail(err, ORR_ERR_PARSE, "%s: compressed data is truncated", path);
+        else if (rc != Z_OK && rc != Z_BUF_ERROR)
+            s = orr_fail(err, ORR_ERR_PARSE, "%s: compressed data is corrupt (%s)", path,
+                         zs.msg ? zs.msg : "invalid data");
     }
     inflateEnd(&zs);
+    if (s != ORR_OK) {
+        free(data);
+        return s;
+    }
     data[size] = '\0';
     out->data = data;
     out->size = size;

@@ -25,8 +25,11 @@ typedef struct {
 } orr_buffer;
 
 /* Read path entirely. gzip (1f 8b) and zlib (78 01/5e/9c/da) content is
- * inflated; anything whose (decompressed) size exceeds max_bytes is refused
- * rather than exhausting memory. With text set, NUL bytes are an error. */
+ * inflated, every member of a multi-member gzip file (`cat a.gz b.gz`, as
+ * gzip -d reads it); other data after the compressed stream is refused
+ * (ORR_ERR_PARSE, naming the file and the byte). Anything whose
+ * (decompressed) size exceeds max_bytes is refused rather than exhausting
+ * memory. With text set, NUL bytes are an error. */
 orr_status orr_read_file(const char *path, size_t max_bytes, int text,
                          orr_buffer *out, orr_error *err);
 void orr_buffer_free(orr_buffer *b);

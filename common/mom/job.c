@@ -99,6 +99,17 @@ static void resonance_warning(const mom_workunit *wu, double k, char *out, size_
                  ka, 100 * best / ka, zero, order);
 }
 
+/* The results and the currents, if the work unit asks for them: checked
+ * before any work, not after it. */
+static orr_status check_outputs(const mom_cli *opt, const mom_workunit *wu, orr_error *err)
+{
+    char npy[4096];
+    const char *more[1] = {npy};
+    if (wu->current_every)
+        mom_current_path(opt, npy, sizeof npy);
+    return orr_job_check_outputs(&opt->job, more, wu->current_every ? 1 : 0, err);
+}
+
 orr_status mom_job_plan(const void *opts, orr_backend *be, void **out, orr_error *err)
 {
     mom_job *job = calloc(1, sizeof *job);
@@ -107,6 +118,8 @@ orr_status mom_job_plan(const void *opts, orr_backend *be, void **out, orr_error
     job->opt = opts;
     job->be = be;
     orr_status st = load_work_unit(job->opt, &job->wu, &job->p, err);
+    if (st == ORR_OK)
+        st = check_outputs(job->opt, &job->wu, err);
     if (st == ORR_OK)
         st = mom_ops_of(be, &job->ops, err);
     if (st == ORR_OK &&

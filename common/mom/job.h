@@ -50,6 +50,9 @@ typedef struct {
 orr_status mom_job_plan(const void *opts, orr_backend *be, void **job, orr_error *err);
 void mom_job_free(void *job);
 orr_status mom_job_report(void *job, orr_error *err);
+/* Where the currents go (a work unit that asks for them): --npy FILE,
+ * resolved through BOINC. */
+void mom_current_path(const mom_cli *opt, char *path, size_t size);
 void mom_job_checkpoint(const void *job, orr_checkpoint_spec *spec);
 orr_status mom_job_pack(mom_job *job, orr_error *err);
 orr_status mom_job_pack_reported(mom_job *job, orr_error *err);

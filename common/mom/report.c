@@ -96,10 +96,15 @@ static orr_status write_current(const mom_job *job, orr_error *err)
         }
     }
     char path[4096];
-    orr_runtime_resolve(job->opt->job.npy ? job->opt->job.npy : "mom_current.npy", path, sizeof path);
+    mom_current_path(job->opt, path, sizeof path);
     orr_status st = orr_npy_write(path, ORR_NPY_F8, 2, shape, out, err);
     free(out);
     return st;
+}
+
+void mom_current_path(const mom_cli *opt, char *path, size_t size)
+{
+    orr_runtime_resolve(opt->job.npy ? opt->job.npy : "mom_current.npy", path, size);
 }
 
 orr_status mom_job_report(void *p, orr_error *err)

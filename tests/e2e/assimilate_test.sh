@@ -6,7 +6,10 @@
 #     it again appends nothing;
 #  2. a bundle of two members -> two rows with the split parameter
 #     vectors; a missing member tag, a NaN, a vector that does not split,
-#     an unknown app: exit 1, no row;
+#     a bad <number_params_per_WU>: refused (exit 0, no row in the table,
+#     a row in separation-refused.jsonl and the file kept; the validator
+#     refuses them too); an unknown app, a missing result, a FIFO as the
+#     result or the table: exit 1 at once, no row;
 #  3. --error rows (once), usage errors (exit 2), a missing config.xml,
 #     a torn last line; every table line parses as JSON;
 #  4. the database path with a stub MySQLdb (PYTHONPATH) and a fake
@@ -130,16 +133,43 @@ else
     fail "bundle rows: $(tail -2 "$table")"
 fi
 cp "$table" "$work/before"
+# A result that can never be assimilated is refused, not failed: exit 0
+# (script_assimilator would stop on anything else, and meet it first again
+# after every restart), a row in separation-refused.jsonl, the file kept.
+refused=$proj/orrery/separation-refused.jsonl
 grep -v "<search_likelihood1>" "$work/b2.txt" >"$work/missing.txt"
-check 1 "a member's tag missing" t --wu-name m_0 --app separation --command-line "-t -np 40 -p $v $v2" 103 "$work/missing.txt"
-grep -q "missing.txt: member 1: <search_likelihood1> missing" "$work/why" && pass "the message names the file, member and tag" ||
-    fail "message: $(cat "$work/why")"
+check 0 "a member's tag missing: refused" t --wu-name m_0 --app separation --command-line "-t -np 40 -p $v $v2" 103 "$work/missing.txt"
+grep -q "refused, not assimilated: .*missing.txt: member 1: <search_likelihood1> missing" "$work/why" &&
+    pass "the message names the file, member and tag (the validator's)" || fail "message: $(cat "$work/why")"
 sed 's:<background_likelihood1> [^<]*<:<background_likelihood1> nan <:' "$work/b2.txt" >"$work/nan.txt"
-check 1 "a NaN" t --wu-name n_0 --app separation --command-line "-t -np 40 -p $v $v2" 104 "$work/nan.txt"
-check 1 "41 values for 2 members" t --wu-name d_0 --app separation --command-line "-t -np 41 -p $v $v2 1.0" 105 "$work/b2.txt"
-check 1 "-np 20 but fewer values" t --wu-name f_0 --app separation --command-line "-t -np 20 -p 1 2 3" 106 "$res"
+check 0 "a NaN: refused" t --wu-name n_0 --app separation --command-line "-t -np 40 -p $v $v2" 104 "$work/nan.txt"
+check 0 "41 values for 2 members: refused" t --wu-name d_0 --app separation --command-line "-t -np 41 -p $v $v2 1.0" 105 "$work/b2.txt"
+check 0 "-np 20 but fewer values: refused" t --wu-name f_0 --app separation --command-line "-t -np 20 -p 1 2 3" 106 "$res"
+sed 's:<number_params_per_WU> 20 <:<number_params_per_WU> 20.5 <:' "$work/b2.txt" >"$work/perwu.txt"
+check 0 "<number_params_per_WU> 20.5: refused" t --wu-name p_0 --app separation --command-line "-t -np 40 -p $v $v2" 114 "$work/perwu.txt"
+check 0 "the same refused work unit again" t --wu-name p_0 --app separation --command-line "-t -np 40 -p $v $v2" 114 "$work/perwu.txt"
+if python3 -c 'import json, os, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+assert [r["wu_id"] for r in rows] == [103, 104, 105, 106, 114], rows
+for r in rows:
+    assert list(r) == ["wu", "wu_id", "file", "kept", "reason"], r
+    assert open(r["kept"], "rb").read() == open(r["file"], "rb").read(), r
+assert "member 1: <search_likelihood1> missing" in rows[0]["reason"], rows[0]
+assert "number_params_per_WU" in rows[4]["reason"], rows[4]' "$refused"; then
+    pass "five refused rows (once each): wu, wu_id, file, kept (a copy), reason"
+else
+    fail "refused rows: $(cat "$refused")"
+fi
+for f in missing nan perwu; do
+    "${ORR_VALIDATE:-$(dirname "$asm")/orrery-validate}" init "$work/$f.txt" 2>/dev/null
+    [ $? -eq 1 ] && pass "orrery-validate init refuses $f.txt too" || fail "orrery-validate init on $f.txt"
+done
 check 1 "an unknown app" t --wu-name u_0 --app nbody --command-line "$cmd" 107 "$res"
-check 1 "an unreadable result" t --wu-name r_0 --app separation --command-line "$cmd" 108 "$work/none.txt"
+check 1 "an unreadable result (the admin's to fix: not refused)" t --wu-name r_0 --app separation --command-line "$cmd" 108 "$work/none.txt"
+mkfifo "$work/fifo"
+check 1 "a FIFO as the result: refused at once, never waited on" timeout 10 "$asm" --project "$proj" --wu-name r_0 --app separation --command-line "$cmd" 108 "$work/fifo"
+check 1 "a FIFO as the table" timeout 10 "$asm" --table "$work/fifo" --wu-name r_0 --app separation --command-line "$cmd" 108 "$res"
+grep -q "not a regular file" "$work/why" && pass "the message says so" || fail "message: $(cat "$work/why")"
 cmp -s "$table" "$work/before" && [ ! -e "$proj/orrery/nbody.jsonl" ] && pass "none of them wrote a row" ||
     fail "rows were written: $(tail -1 "$table")"
 

@@ -16,7 +16,8 @@
 #     truncated, short, malformed, non-finite, another work unit, a
 #     separation result against a diffraction one, statuses;
 #  4. orrery-assimilate: one row per work unit with the table's texts, nan
-#     as null; once only; error rows; a truncated table refused.
+#     as null; once only; error rows; a truncated table refused (recorded,
+#     exit 0).
 # Environment: ORR_APP (the CPU app), ORR_DATA (tests/data/milkyway),
 # ORR_WUGEN, ORR_VALIDATE, ORR_ASSIMILATE (defaults: the source tree's
 # workunits/ scripts, the build tree's orrery-validate).
@@ -193,7 +194,7 @@ if run_wu "$work/g/wu/g_3.txt" "$good" && run_wu "$work/g/wu/g_4.txt" "$other"; 
     # edit ROW FIELD EXPR OUT: field FIELD (0-based) of point row ROW
     # becomes EXPR of its value v (python); ROW -1: every row
     edit() {
-        python3 - "$good" "$@" <<'EOF'
+        python3 - "${EDIT_SRC:-$good}" "$@" <<'EOF'
 import sys
 src, row, field, expr, out = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5]
 lines = open(src).read().split("\n")
@@ -208,9 +209,15 @@ EOF
     }
     edit 2 8 "repr(v + 5e-9 * max(abs(v), 0.01))" "$work/r00_close.txt"
     edit 2 8 "repr(v + 1e-6)" "$work/r00_far.txt"
-    edit 1 16 "repr(v + 5e-9)" "$work/R_close.txt"   # the first order's R (m n R T from field 14)
+    # the first order's R (m n R T from field 14), and R_total with it: init
+    # checks that R_total is the orders' sum
+    edit 1 16 "repr(v + 5e-9)" "$work/R_close.txt"
+    EDIT_SRC=$work/R_close.txt edit 1 10 "repr(v + 5e-9)" "$work/R_close.txt"
     edit 1 16 "repr(v + 1e-6)" "$work/R_far.txt"
+    EDIT_SRC=$work/R_far.txt edit 1 10 "repr(v + 1e-6)" "$work/R_far.txt"
     edit 0 10 "repr(v + 1e-6)" "$work/Rt_far.txt"
+    EDIT_SRC=$work/Rt_far.txt edit 0 16 "repr(v + 1e-6)" "$work/Rt_far.txt"
+    edit 0 10 "repr(v + 1e-6)" "$work/Rt_alone.txt"      # R_total no longer the orders' sum
     edit 3 8 "'nan'" "$work/r00_nan.txt"
     edit 3 8 "'inf'" "$work/r00_inf.txt"
     edit 3 5 "'done'" "$work/status.txt"
@@ -273,6 +280,8 @@ EOF
     says "good.txt\\|status.txt:[0-9]*: status" "the message names file:line and the field"
     vcheck 1 "init, T_total a number and absorbed nan" "$validate" init "$work/T_half_nan.txt"
     vcheck 1 "init, n_orders not matching the fields" "$validate" init "$work/norders.txt"
+    vcheck 1 "init, R_total 1e-6 off the orders' sum" "$validate" init "$work/Rt_alone.txt"
+    says "R_total .* are not the orders' sums" "the message says so"
     printf '<%s> %s </%s>\n' background_integral 0.0003 background_integral stream_integral 34.1 \
         stream_integral background_likelihood -3.3 background_likelihood stream_only_likelihood \
         -160.7 stream_only_likelihood search_likelihood -3.1 search_likelihood >"$work/sep.txt"
@@ -337,10 +346,14 @@ EOF
     cp "$table" "$work/before"
     check 0 "the same work unit again" t --wu-name g_3 301 "$good"
     cmp -s "$table" "$work/before" && pass "appended nothing" || fail "the table changed"
-    check 1 "a truncated table" t --wu-name g_9 309 "$work/no_end.txt"
-    says "no_end.txt: truncated" "the message names the file"
-    check 1 "two output files" t --wu-name g_8 308 "$good" "$good"
-    check 1 "a separation result under the diffraction app" t --wu-name g_7 307 "$work/sep.txt"
+    # refused (exit 0, a row in diffraction-refused.jsonl): the validator's
+    # own refusal, never a stalled script_assimilator
+    check 0 "a truncated table: refused" t --wu-name g_9 309 "$work/no_end.txt"
+    says "refused, not assimilated: .*no_end.txt: truncated" "the message names the file"
+    check 1 "two output files (the project's setup: not refused)" t --wu-name g_8 308 "$good" "$good"
+    check 0 "a separation result under the diffraction app: refused" t --wu-name g_7 307 "$work/sep.txt"
+    [ "$(wc -l <"$aproj/orrery/diffraction-refused.jsonl")" -eq 2 ] && pass "two refused rows" ||
+        fail "refused: $(cat "$aproj/orrery/diffraction-refused.jsonl")"
     cmp -s "$table" "$work/before" && pass "none of them wrote a row" || fail "rows were written"
     check 0 "--error" t --error 6 g_5 305 12
     python3 -c 'import json, sys

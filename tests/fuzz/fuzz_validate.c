@@ -6,7 +6,13 @@
  *   1  two result files (FUZZ_SEP between them), compared as `compare`
  *   2  a configuration file (read_config: key = value lines)
  *   3  the command line (argv[1..], words separated by NUL or newline)
- * (the byte modulo 4). Its messages go to stderr (run with
+ *   4  a result file through `canonical` (load with a dump, orrery-assimilate's
+ *      one reader): it must judge the file as init does, and what it writes
+ *      for a valid one must be one line of well-formed JSON (checked by
+ *      json_value below), nothing for an invalid one
+ * (the byte modulo 5). Every kind's reader is reached by the file's first
+ * line (the seeds hold each); gzip input, several members of it too
+ * (seed init-two-members.gz). Its messages go to stderr (run with
  * -close_fd_mask=2, as tests/fuzz/fuzz.sh does, to keep the log short). */
 #include "fuzz_util.h"
 
@@ -14,11 +20,88 @@
 #include "../../workunits/validate.c"
 #undef main
 
+/* A JSON value at *p (RFC 8259 syntax, no blanks but single spaces after
+ * ',' and ':' as the dump writes); advances *p past it. 0 if malformed. */
+static int json_value(const char **p, int depth)
+{
+    const char *s = *p;
+    if (depth > 8)
+        return 0;
+    if (*s == '{' || *s == '[') {
+        const char close = *s == '{' ? '}' : ']';
+        s++;
+        if (*s != close)
+            for (;;) {
+                if (close == '}') {
+                    if (*s != '"' || !json_value(&s, depth + 1) || strncmp(s, ": ", 2) != 0)
+                        return 0;
+                    s += 2;
+                }
+                if (!json_value(&s, depth + 1))
+                    return 0;
+                if (strncmp(s, ", ", 2) != 0)
+                    break;
+                s += 2;
+            }
+        if (*s != close)
+            return 0;
+        *p = s + 1;
+        return 1;
+    }
+    if (*s == '"') {
+        for (s++; *s != '"'; s++) {
+            if ((unsigned char)*s < 0x20 || *s == 0x7f)
+                return 0;
+            if (*s == '\\' && !(s[1] == '"' || s[1] == '\\' ||
+                                 (s[1] == 'u' && strspn(s + 2, "0123456789abcdef") >= 4)))
+                return 0;
+            if (*s == '\\')
+                s += s[1] == 'u' ? 5 : 1;
+        }
+        *p = s + 1;
+        return 1;
+    }
+    if (strncmp(s, "null", 4) == 0) {
+        *p = s + 4;
+        return 1;
+    }
+    size_t n = 0;
+    while (s[n] && strchr("+-.0123456789eE", s[n]))
+        n++;
+    double v;
+    if (n == 0 || !json_number_form(s, n) || orr_parse_double(s, n, &v) != 0 || !isfinite(v))
+        return 0;
+    *p = s + n;
+    return 1;
+}
+
+/* load with a dump: the same verdict as without, one JSON line if valid. */
+static void check_canonical(const char *path, const double *tol)
+{
+    static result_file r;
+    char *out = NULL;
+    size_t len = 0;
+    FILE *dump = open_memstream(&out, &len);
+    if (!dump)
+        return;
+    const int with = load(path, tol, dump, &r);
+    fclose(dump);
+    const int without = load(path, tol, NULL, &r);
+    if (with != without)
+        abort();
+    const char *p = out;
+    if (with == VALID && (!json_value(&p, 0) || strcmp(p, "\n") != 0))
+        abort();
+    if (with != VALID && len != 0)
+        abort();
+    free(out);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 1)
         return 0;
-    const int mode = data[0] % 4;
+    const int mode = data[0] % 5;
     data++;
     size--;
     char a[PATH_MAX + 16], b[PATH_MAX + 16];
@@ -27,7 +110,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     static result_file r;
     switch (mode) {
     case 0:
-        (void)load(fuzz_file("in0", data, size, a, sizeof a), &r);
+        (void)load(fuzz_file("in0", data, size, a, sizeof a), tol, NULL, &r);
         break;
     case 1: {
         const uint8_t *part[2];
@@ -52,6 +135,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         (void)parse_options(n + 1, argv, &o, &next);
         break;
     }
+    case 4:
+        check_canonical(fuzz_file("in0", data, size, a, sizeof a), tol);
+        break;
     }
     return 0;
 }

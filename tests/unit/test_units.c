@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -557,6 +558,60 @@ static void test_compressed_reading(void)
     unlink(zl);
 }
 
+/* Appends text as one gzip member to path (mode "ab": a second call makes
+ * the file `cat a.gz b.gz` would). */
+static void append_gzip_member(const char *path, const char *text)
+{
+    gzFile g = gzopen(path, "ab");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+    gzwrite(g, text, (unsigned)strlen(text));
+    gzclose(g);
+}
+
+/* A gzip file of several members reads as their concatenation, as gzip -d
+ * reads it (the first member alone dropped the rest silently); garbage
+ * after the last member is refused, naming the file. */
+static void test_gzip_members(void)
+{
+    char path[] = "/tmp/orrery-members-XXXXXX";
+    int fd = mkstemp(path);
+    CU_ASSERT_FATAL(fd >= 0);
+    close(fd);
+    const char *parts[3] = {"first line\n", "", "second\nthird\n"};
+    for (int i = 0; i < 3; i++) {
+        FILE *f = fopen(path, i == 0 ? "wb" : "ab");
+        fclose(f);
+        append_gzip_member(path, parts[i]);
+    }
+    orr_buffer buf;
+    orr_error err;
+    orr_error_clear(&err);
+    CU_ASSERT_EQUAL_FATAL(orr_read_file(path, 1 << 20, 1, &buf, &err), ORR_OK);
+    CU_ASSERT_EQUAL(buf.size, strlen("first line\nsecond\nthird\n"));
+    CU_ASSERT_STRING_EQUAL(buf.data, "first line\nsecond\nthird\n");
+    orr_buffer_free(&buf);
+    /* the limit counts every member */
+    CU_ASSERT_EQUAL(orr_read_file(path, 16, 1, &buf, &err), ORR_ERR_INPUT);
+    FILE *f = fopen(path, "ab");
+    fputs("junk", f);
+    fclose(f);
+    CU_ASSERT_EQUAL(orr_read_file(path, 1 << 20, 1, &buf, &err), ORR_ERR_PARSE);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, path));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "trailing data"));
+    /* a second member cut short is truncated data, not a short file */
+    f = fopen(path, "wb");
+    fclose(f);
+    append_gzip_member(path, parts[0]);
+    append_gzip_member(path, parts[2]);
+    struct stat st;
+    stat(path, &st);
+    if (truncate(path, st.st_size - 6) == 0) {
+        CU_ASSERT_EQUAL(orr_read_file(path, 1 << 20, 1, &buf, &err), ORR_ERR_PARSE);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "truncated"));
+    }
+    unlink(path);
+}
+
 /* ---------------- hostile work units ---------------- */
 
 /* small11's text with its grid replaced: wedge r, mu, nu steps, then n
@@ -1056,6 +1111,8 @@ int main(void)
     CU_add_test(bad, "search parameter counts", test_search_param_counts);
     CU_add_test(bad, "star catalogue breakages", test_stars_breakages);
     CU_add_test(bad, "plain, gzip, zlib, corrupt, truncated", test_compressed_reading);
+    CU_add_test(bad, "gzip of several members: all read; trailing garbage refused",
+                test_gzip_members);
 
     CU_pSuite hostile = CU_add_suite("hostile work units", NULL, NULL);
     CU_add_test(hostile, "limits per work unit, not per area", test_work_unit_limits);
