@@ -37,7 +37,6 @@
  * For measuring: ORRERY_MOM_OPENCL_BLOCK (the block), ORRERY_MOM_OPENCL_LANES
  * (work-items a row in the panel), ORRERY_MOM_OPENCL_PROFILE (the
  * factorisation's parts timed apart, logged at its end). */
-#include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
