@@ -116,13 +116,6 @@ static orr_status wait_for(const char *what, orr_error *err)
     return cu(cudaDeviceSynchronize(), what, err);
 }
 
-#define TRY(x)                                                                                    \
-    do {                                                                                          \
-        orr_status st_ = (x);                                                                     \
-        if (st_ != ORR_OK)                                                                        \
-            return st_;                                                                           \
-    } while (0)
-
 /* Z's element (i, j) in double or single pairs. */
 static cuDoubleComplex *zat(const mom_kern *c, int i, int j)
 {

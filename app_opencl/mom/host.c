@@ -146,13 +146,6 @@ static orr_status blast(CLBlastStatusCode s, const char *what, orr_error *err)
     return orr_fail(err, ORR_ERR_DEVICE, "CLBlast: %s: %s (%d)", what, blast_name(s), (int)s);
 }
 
-#define TRY(x)                                                                                \
-    do {                                                                                      \
-        orr_status st_ = (x);                                                                 \
-        if (st_ != ORR_OK)                                                                    \
-            return st_;                                                                       \
-    } while (0)
-
 /* ---- launches ---- */
 
 static cl_command_queue queue_of(const mom_kern *c)

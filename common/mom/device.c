@@ -36,13 +36,6 @@ struct mom_ctx {
     double part_s[N_PARTS], part_t0;
 };
 
-#define TRY(x)                                                                                    \
-    do {                                                                                          \
-        orr_status st_ = (x);                                                                     \
-        if (st_ != ORR_OK)                                                                        \
-            return st_;                                                                           \
-    } while (0)
-
 orr_status mom_zero_pivot(orr_error *err, int column)
 {
     return orr_fail(err, ORR_ERR_NUMERIC,

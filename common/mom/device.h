@@ -39,6 +39,14 @@ typedef enum { MOM_B, MOM_X, MOM_R, MOM_D } mom_vec;
 
 typedef struct mom_kern mom_kern;   /* a backend's storage for one work unit */
 
+/* The recipe's and the primitives' shorthand: return x's status if it failed. */
+#define TRY(x)                                                                                    \
+    do {                                                                                          \
+        orr_status st_ = (x);                                                                     \
+        if (st_ != ORR_OK)                                                                        \
+            return st_;                                                                           \
+    } while (0)
+
 /* A backend's primitives. Those that only queue say so; `finish` waits.
  * Panel, swap, trsm, gemm and solve work in the factors' precision. */
 typedef struct {
