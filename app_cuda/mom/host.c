@@ -1,39 +1,29 @@
-/* The MoM kind's CUDA ops (common/mom/ops.h): the system lives in device
- * memory, filled there (kernels.cu, entries.h's formulas) and factored
- * and solved with cuSOLVER and cuBLAS, with the reference's semantics
- * (common/mom/reference.c) step for step:
- * - reference: right-looking blocked LU with partial pivoting, a block
- *   column of BLOCK a step: cusolverDnZgetrf on the (n - j) x nb panel,
- *   the panel's row exchanges applied to the columns left and right of it
- *   (our swap kernel: LAPACK's laswp), ztrsm, zgemm; zgetrs for the solves;
- * - faithful: the same blocking without pivoting; the panel unpivoted:
- *   its diagonal block factored MICRO columns a step (our kernel on each
- *   MICRO x MICRO block, trsm and gemm on the rest), the rows below by one
- *   trsm with that block's U; the growth factor and smallest pivot from U,
- *   the explicit inverses of L and U by cusolverDnXtrtri (L's as a
- *   non-unit triangle, U's diagonal set aside for ones meanwhile), and
- *   x = U^-1 (L^-1 b) by two ztrmm;
- * - mixed, and precision single: the blocked LU in single complex
- *   (cgetrf, ctrsm, cgemm) on a float copy of Z made at the first block;
- *   cgetrs for the solves; mixed then refines exactly as reference.c's
- *   refine(), residuals in double against the kept double Z.
- * The residual of the double solvers (whose factors overwrite Z) is taken
- * against Z's columns made again on the device, SLAB columns at a time.
- * The state arrays have reference.c's sizes and layouts (complex as pairs,
- * pivots as 1-based ints), so a checkpoint has the CPU's format.
+/* The MoM kind's CUDA primitives (common/mom/device.h), which run the
+ * solvers of common/mom/device.c: the system lives in device memory,
+ * filled there (kernels.cu, entries.h's formulas) and factored and solved
+ * with cuSOLVER and cuBLAS:
+ * - the pivoted panel by cusolverDnZgetrf (Cgetrf for single factors) on
+ *   the (n - j) x nb panel, its row exchanges left and right of it by our
+ *   swap kernel (LAPACK's laswp), then ztrsm and zgemm; the solves by
+ *   zgetrs (cgetrs on the right-hand sides rounded to single);
+ * - the unpivoted panel: its diagonal block factored MICRO columns a step
+ *   (our kernel on each MICRO x MICRO block, trsm and gemm on the rest),
+ *   the rows below by one trsm with that block's U; the explicit inverses
+ *   by cusolverDnXtrtri (L's as a non-unit triangle, U's diagonal set
+ *   aside for ones meanwhile), applied by ztrmm;
+ * - the residual of the double solvers (whose factors overwrite Z)
+ *   against Z's columns made again on the device, SLAB columns at a time.
  *
- * Everything is queued on the default stream; each op ends with
+ * Everything is queued on the default stream; finish is
  * cudaDeviceSynchronize, which sleeps (device_cuda.c sets
- * cudaDeviceScheduleBlockingSync), so the job's per-step timing is the
- * GPU's and an op's errors are its own. Every CUDA, cuBLAS and cuSOLVER
- * return code is checked: failures are ORR_ERR_DEVICE (BOINC's temporary
- * exit) where another try may work, else ORR_ERR_DEVICE_UNFIT (CUDA's by
+ * cudaDeviceScheduleBlockingSync). Every CUDA, cuBLAS and cuSOLVER return
+ * code is checked: failures are ORR_ERR_DEVICE (BOINC's temporary exit)
+ * where another try may work, else ORR_ERR_DEVICE_UNFIT (CUDA's by
  * orr_cuda_status, the libraries' by lib_status), device memory that
  * cannot hold the system ORR_ERR_NOMEM. */
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 #include <cusolverDn.h>
-#include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -43,20 +33,21 @@
 #include "../device_cuda.h"
 #include "kernels.h"
 #include "libs.h"
+#include "mom/device.h"
 #include "mom/lcn.h"
-#include "mom/ops.h"
+#include "runtime/runtime.h"
 
-#define BLOCK 256              /* columns of a factorisation step */
 #define MICRO 32               /* columns of the unpivoted panel's inner blocks */
 #define SLAB 512               /* columns of Z made again a time for a residual */
-#define MAX_REFINEMENTS 30
 #define DEVICE_MARGIN (256.0 * 1024 * 1024)   /* cuBLAS, cuSOLVER: handles and workspaces */
 
-struct mom_ctx {
+struct mom_kern {
     const mom_workunit *wu;
     const mom_problem *p;
     int n, nrhs, nb;
     int single;                /* the factors in single precision */
+    int inverses, refine;      /* the solver's (mom_recipe) */
+    int getrf_pending;         /* getrf's status not read yet */
     cublasHandle_t blas;
     cusolverDnHandle_t solver;
     mom_cuda_system sys;       /* device pointers into the cell data */
@@ -65,7 +56,7 @@ struct mom_ctx {
     double *z;                 /* [n * n] pairs */
     float *zs;                 /* [n * n] pairs (single), else NULL */
     int *ipiv;                 /* [n] */
-    double *b, *x, *r, *d;     /* [nrhs * n] pairs; d: mixed only */
+    double *v[4];              /* [nrhs * n] pairs by mom_vec: B (the state's), X, R, D (refine only) */
     float *xs;                 /* [nrhs * n] pairs (single) */
     double *norms;             /* [2 n] */
     double *slab;              /* [n * SLAB] pairs (double solvers) */
@@ -141,20 +132,13 @@ static orr_status wait_for(const char *what, orr_error *err)
     return cu(cudaDeviceSynchronize(), what, err);
 }
 
-#define TRY(x)                                                                                    \
-    do {                                                                                          \
-        orr_status st_ = (x);                                                                     \
-        if (st_ != ORR_OK)                                                                        \
-            return st_;                                                                           \
-    } while (0)
-
 /* Z's element (i, j) in double or single pairs. */
-static cuDoubleComplex *zat(const mom_ctx *c, int i, int j)
+static cuDoubleComplex *zat(const mom_kern *c, int i, int j)
 {
     return (cuDoubleComplex *)c->z + (size_t)j * c->n + i;
 }
 
-static cuComplex *sat(const mom_ctx *c, int i, int j)
+static cuComplex *sat(const mom_kern *c, int i, int j)
 {
     return (cuComplex *)c->zs + (size_t)j * c->n + i;
 }
@@ -164,15 +148,15 @@ static const cuComplex c_one = {1, 0}, c_minus_one = {-1, 0};
 
 /* ---- the fill ---- */
 
-static orr_status cuda_fill(mom_ctx *c, int first, int count, orr_error *err)
+static orr_status cuda_fill(mom_kern *c, int first, int count, orr_error *err)
 {
     TRY(cu(orr_cuda_mom_fill(&c->sys, first, count, (double *)zat(c, 0, first), (size_t)c->n,
                              c->norms),
            "launching the fill", err));
-    if (first == 0)
-        TRY(cu(orr_cuda_mom_rhs(&c->sys, c->nrhs, c->dir, c->b), "launching the right-hand sides",
-               err));
-    return wait_for("filling the matrix", err);
+    if (first > 0)
+        return ORR_OK;
+    return cu(orr_cuda_mom_rhs(&c->sys, c->nrhs, c->dir, c->v[MOM_B]),
+              "launching the right-hand sides", err);
 }
 
 /* ---- the blocked factorisation ---- */
@@ -184,7 +168,7 @@ static orr_status cuda_fill(mom_ctx *c, int first, int count, orr_error *err)
  * rest of the diagonal block), and the rows below take L = A U^-1 in one
  * trsm, where a column-at-a-time panel would run 2 nb launches over the
  * full height. */
-static orr_status panel_unpivoted(mom_ctx *c, int j, int nb, orr_error *err)
+static orr_status panel_unpivoted(mom_kern *c, int j, int nb, orr_error *err)
 {
     const int n = c->n, end = j + nb;
     for (int kb = j; kb < end; kb += MICRO) {
@@ -214,297 +198,234 @@ static orr_status panel_unpivoted(mom_ctx *c, int j, int nb, orr_error *err)
     return ORR_OK;
 }
 
-static orr_status factor_block(mom_ctx *c, int j, int pivoting, orr_error *err)
+/* getrf on the panel, its pivots made global; getrf's status is read at finish. */
+static orr_status cuda_panel(mom_kern *c, int j, int nb, int pivoting, orr_error *err)
 {
-    const int n = c->n, nb = n - j < c->nb ? n - j : c->nb, rest = n - j - nb, m = n - j;
-    if (pivoting) {
-        if (c->single)
-            TRY(so(lib->cusolverDnCgetrf(c->solver, m, nb, sat(c, j, j), n, c->work, c->ipiv + j,
-                                    c->info),
-                   "cgetrf on the panel", err));
-        else
-            TRY(so(lib->cusolverDnZgetrf(c->solver, m, nb, zat(c, j, j), n, c->work, c->ipiv + j,
-                                    c->info),
-                   "zgetrf on the panel", err));
-        TRY(cu(orr_cuda_mom_offset_pivots(c->ipiv, j, nb), "launching the pivots' offset", err));
-        void *a = c->single ? (void *)c->zs : (void *)c->z;
-        TRY(cu(orr_cuda_mom_swap_rows(a, c->single, (size_t)n, 0, j, c->ipiv, j, j + nb),
-               "launching the row exchanges", err));
-        TRY(cu(orr_cuda_mom_swap_rows(a, c->single, (size_t)n, j + nb, n, c->ipiv, j, j + nb),
-               "launching the row exchanges", err));
-    } else {
-        TRY(panel_unpivoted(c, j, nb, err));
-    }
-    if (rest > 0) {
-        if (c->single) {
-            TRY(bl(lib->cublasCtrsm_v2(c->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N,
-                               CUBLAS_DIAG_UNIT, nb, rest, &c_one, sat(c, j, j), n,
-                               sat(c, j, j + nb), n),
-                   "ctrsm", err));
-            TRY(bl(lib->cublasCgemm_v2(c->blas, CUBLAS_OP_N, CUBLAS_OP_N, rest, rest, nb, &c_minus_one,
-                               sat(c, j + nb, j), n, sat(c, j, j + nb), n, &c_one,
-                               sat(c, j + nb, j + nb), n),
-                   "cgemm", err));
-        } else {
-            TRY(bl(lib->cublasZtrsm_v2(c->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N,
-                               CUBLAS_DIAG_UNIT, nb, rest, &z_one, zat(c, j, j), n,
-                               zat(c, j, j + nb), n),
-                   "ztrsm", err));
-            TRY(bl(lib->cublasZgemm_v2(c->blas, CUBLAS_OP_N, CUBLAS_OP_N, rest, rest, nb, &z_minus_one,
-                               zat(c, j + nb, j), n, zat(c, j, j + nb), n, &z_one,
-                               zat(c, j + nb, j + nb), n),
-                   "zgemm", err));
-        }
-    }
-    TRY(wait_for("factoring a block column", err));
+    const int n = c->n, m = n - j;
+    if (!pivoting)
+        return panel_unpivoted(c, j, nb, err);
+    c->getrf_pending = 1;
+    if (c->single)
+        TRY(so(lib->cusolverDnCgetrf(c->solver, m, nb, sat(c, j, j), n, c->work, c->ipiv + j,
+                                     c->info),
+               "cgetrf on the panel", err));
+    else
+        TRY(so(lib->cusolverDnZgetrf(c->solver, m, nb, zat(c, j, j), n, c->work, c->ipiv + j,
+                                     c->info),
+               "zgetrf on the panel", err));
+    return cu(orr_cuda_mom_offset_pivots(c->ipiv, j, nb), "launching the pivots' offset", err);
+}
+
+static orr_status cuda_swap(mom_kern *c, int j, int nb, orr_error *err)
+{
+    const int n = c->n;
+    void *a = c->single ? (void *)c->zs : (void *)c->z;
+    TRY(cu(orr_cuda_mom_swap_rows(a, c->single, (size_t)n, 0, j, c->ipiv, j, j + nb),
+           "launching the row exchanges", err));
+    return cu(orr_cuda_mom_swap_rows(a, c->single, (size_t)n, j + nb, n, c->ipiv, j, j + nb),
+              "launching the row exchanges", err);
+}
+
+static orr_status cuda_trsm(mom_kern *c, int j, int nb, orr_error *err)
+{
+    const int n = c->n, rest = n - j - nb;
+    if (c->single)
+        return bl(lib->cublasCtrsm_v2(c->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N,
+                                      CUBLAS_DIAG_UNIT, nb, rest, &c_one, sat(c, j, j), n,
+                                      sat(c, j, j + nb), n),
+                  "ctrsm", err);
+    return bl(lib->cublasZtrsm_v2(c->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N,
+                                  CUBLAS_DIAG_UNIT, nb, rest, &z_one, zat(c, j, j), n,
+                                  zat(c, j, j + nb), n),
+              "ztrsm", err);
+}
+
+static orr_status cuda_gemm(mom_kern *c, int j, int nb, orr_error *err)
+{
+    const int n = c->n, rest = n - j - nb;
+    if (c->single)
+        return bl(lib->cublasCgemm_v2(c->blas, CUBLAS_OP_N, CUBLAS_OP_N, rest, rest, nb, &c_minus_one,
+                                      sat(c, j + nb, j), n, sat(c, j, j + nb), n, &c_one,
+                                      sat(c, j + nb, j + nb), n),
+                  "cgemm", err);
+    return bl(lib->cublasZgemm_v2(c->blas, CUBLAS_OP_N, CUBLAS_OP_N, rest, rest, nb, &z_minus_one,
+                                  zat(c, j + nb, j), n, zat(c, j, j + nb), n, &z_one,
+                                  zat(c, j + nb, j + nb), n),
+              "zgemm", err);
+}
+
+static orr_status cuda_to_single(mom_kern *c, orr_error *err)
+{
+    return cu(orr_cuda_mom_to_single(c->z, c->zs, (size_t)c->n * c->n),
+              "launching the conversion to single", err);
+}
+
+/* The blocking-sync flag sleeps by itself: expected_s is not needed. */
+static orr_status cuda_finish(mom_kern *c, double expected_s, int *zero_pivot, orr_error *err)
+{
+    (void)expected_s;
+    TRY(wait_for("running the MoM kernels", err));
+    if (!zero_pivot && !c->getrf_pending)
+        return ORR_OK;
     int info[2];
     TRY(cu(cudaMemcpy(info, c->info, sizeof info, cudaMemcpyDeviceToHost), "reading the LU's status",
            err));
-    if (pivoting && info[0] < 0)
+    if (c->getrf_pending && info[0] < 0)
         return orr_fail(err, ORR_ERR_INTERNAL, "getrf: argument %d", -info[0]);
     /* singular (info > 0) shows as a zero pivot: the solve's backward error reports it */
-    if (!pivoting && info[1] != INT_MAX)
-        return orr_fail(err, ORR_ERR_NUMERIC,
-                        "faithful LU: the pivot of column %d is exactly zero (no pivoting)", info[1]);
+    c->getrf_pending = 0;
+    if (zero_pivot)
+        *zero_pivot = info[1] != INT_MAX ? info[1] : -1;
     return ORR_OK;
 }
 
-static orr_status cuda_factor(mom_ctx *c, int first, orr_error *err)
-{
-    if (c->single) {
-        if (first == 0)
-            TRY(cu(orr_cuda_mom_to_single(c->z, c->zs, (size_t)c->n * c->n),
-                   "launching the conversion to single", err));
-        return factor_block(c, first, 1, err);
-    }
-    return factor_block(c, first, c->wu->solver != MOM_FAITHFUL, err);
-}
-
-static int cuda_block(const mom_ctx *c) { return c->nb; }
-
 /* ---- the solves ---- */
 
-/* r = b - Z x in double: Z itself where it was kept, else made again a
+static cuDoubleComplex *vec(const mom_kern *c, mom_vec v)
+{
+    return (cuDoubleComplex *)c->v[v];
+}
+
+static orr_status copy_vec(mom_kern *c, mom_vec dst, mom_vec src, orr_error *err)
+{
+    return cu(cudaMemcpy(c->v[dst], c->v[src], (size_t)c->n * c->nrhs * 16,
+                         cudaMemcpyDeviceToDevice),
+              "copying the right-hand sides", err);
+}
+
+/* The status getrs or trtri left in info[2]: an argument's (< 0) or a zero pivot's. */
+static orr_status solver_info(mom_kern *c, const char *what, int *e, orr_error *err)
+{
+    TRY(cu(cudaMemcpy(e, c->info + 2, sizeof *e, cudaMemcpyDeviceToHost), "reading the solver's status",
+           err));
+    return *e < 0 ? orr_fail(err, ORR_ERR_INTERNAL, "%s: argument %d", what, -*e) : ORR_OK;
+}
+
+/* dst = Z^-1 src: zgetrs on the double factors, else cgetrs on src rounded. */
+static orr_status cuda_solve(mom_kern *c, mom_vec src, mom_vec dst, orr_error *err)
+{
+    const size_t len = (size_t)c->n * c->nrhs;
+    int e = 0;
+    if (!c->single) {
+        TRY(copy_vec(c, dst, src, err));
+        TRY(so(lib->cusolverDnZgetrs(c->solver, CUBLAS_OP_N, c->n, c->nrhs, zat(c, 0, 0), c->n,
+                                     c->ipiv, vec(c, dst), c->n, c->info + 2),
+               "zgetrs", err));
+        return solver_info(c, "zgetrs", &e, err);
+    }
+    TRY(cu(orr_cuda_mom_to_single(c->v[src], c->xs, len), "launching the conversion to single", err));
+    TRY(so(lib->cusolverDnCgetrs(c->solver, CUBLAS_OP_N, c->n, c->nrhs, (const cuComplex *)c->zs,
+                                 c->n, c->ipiv, (cuComplex *)c->xs, c->n, c->info + 2),
+           "cgetrs", err));
+    TRY(cu(orr_cuda_mom_to_double(c->xs, c->v[dst], len), "launching the conversion to double", err));
+    return solver_info(c, "cgetrs", &e, err);
+}
+
+/* R = B - Z x in double: Z itself where it was kept, else made again a
  * slab of columns at a time (the double solvers factor Z in place). */
-static orr_status residual(mom_ctx *c, const double *x, double *r, orr_error *err)
+static orr_status cuda_residual(mom_kern *c, mom_vec xv, orr_error *err)
 {
     const int n = c->n, nrhs = c->nrhs;
-    TRY(cu(cudaMemcpy(r, c->b, (size_t)n * nrhs * 16, cudaMemcpyDeviceToDevice),
-           "copying the right-hand sides", err));
+    const cuDoubleComplex *x = vec(c, xv);
+    TRY(copy_vec(c, MOM_R, MOM_B, err));
     if (c->single)
         return bl(lib->cublasZgemm_v2(c->blas, CUBLAS_OP_N, CUBLAS_OP_N, n, nrhs, n, &z_minus_one,
-                              (const cuDoubleComplex *)c->z, n, (const cuDoubleComplex *)x, n,
-                              &z_one, (cuDoubleComplex *)r, n),
+                                      (const cuDoubleComplex *)c->z, n, x, n, &z_one, vec(c, MOM_R),
+                                      n),
                   "zgemm for the residual", err);
     for (int j = 0; j < n; j += SLAB) {
         const int cols = n - j < SLAB ? n - j : SLAB;
         TRY(cu(orr_cuda_mom_fill(&c->sys, j, cols, c->slab, (size_t)n, NULL),
                "launching the residual's fill", err));
         TRY(bl(lib->cublasZgemm_v2(c->blas, CUBLAS_OP_N, CUBLAS_OP_N, n, nrhs, cols, &z_minus_one,
-                           (const cuDoubleComplex *)c->slab, n, (const cuDoubleComplex *)x + j, n,
-                           &z_one, (cuDoubleComplex *)r, n),
+                                   (const cuDoubleComplex *)c->slab, n, x + j, n, &z_one,
+                                   vec(c, MOM_R), n),
                "zgemm for the residual", err));
     }
     return ORR_OK;
 }
 
-/* The largest backward error over the right-hand sides, in units of n
- * eps (reference.c's backward_error): the column sums on the device. */
-static orr_status backward_error(mom_ctx *c, const double *x, const double *r, double *out,
-                                 orr_error *err)
+/* The column sums on the device. */
+static orr_status cuda_sums(mom_kern *c, mom_vec v, double *host, orr_error *err)
 {
-    const int n = c->n, nrhs = c->nrhs;
-    double *h = malloc((n + 2 * (size_t)nrhs) * sizeof *h);
-    if (!h)
-        return orr_fail(err, ORR_ERR_NOMEM, "out of memory for the backward error");
-    orr_status st = cu(orr_cuda_mom_column_sums(r, n, nrhs, c->tmp), "launching the sums", err);
-    if (st == ORR_OK)
-        st = cu(orr_cuda_mom_column_sums(x, n, nrhs, c->tmp + nrhs), "launching the sums", err);
-    if (st == ORR_OK)
-        st = cu(cudaMemcpy(h, c->tmp, 2 * (size_t)nrhs * sizeof *h, cudaMemcpyDeviceToHost),
-                "reading the residuals' sums", err);
-    if (st == ORR_OK)
-        st = cu(cudaMemcpy(h + 2 * nrhs, c->norms + n, (size_t)n * sizeof *h,
-                           cudaMemcpyDeviceToHost),
-                "reading the column sums", err);
-    if (st == ORR_OK) {
-        double z1 = 0, worst = 0;
-        for (int j = 0; j < n; j++)
-            z1 = fmax(z1, h[2 * nrhs + j]);
-        for (int q = 0; q < nrhs; q++) {
-            const double num = h[q];
-            const double den = z1 * h[nrhs + q] * n * DBL_EPSILON;
-            worst = fmax(worst, den > 0 ? num / den : INFINITY);
-        }
-        *out = worst;
-    }
-    free(h);
-    return st;
+    TRY(cu(orr_cuda_mom_column_sums(c->v[v], c->n, c->nrhs, c->tmp), "launching the sums", err));
+    return cu(cudaMemcpy(host, c->tmp, (size_t)c->nrhs * sizeof *host, cudaMemcpyDeviceToHost),
+              "reading the sums", err);
 }
 
-/* x = Z^-1 src through the single factors, in double (src may be r). */
-static orr_status single_solve(mom_ctx *c, const double *src, double *x, orr_error *err)
+static orr_status cuda_u_stats(mom_kern *c, double *host, orr_error *err)
 {
-    const size_t len = (size_t)c->n * c->nrhs;
-    TRY(cu(orr_cuda_mom_to_single(src, c->xs, len), "launching the conversion to single", err));
-    TRY(so(lib->cusolverDnCgetrs(c->solver, CUBLAS_OP_N, c->n, c->nrhs, (const cuComplex *)c->zs, c->n,
-                            c->ipiv, (cuComplex *)c->xs, c->n, c->info + 2),
-           "cgetrs", err));
-    TRY(cu(orr_cuda_mom_to_double(c->xs, x, len), "launching the conversion to double", err));
-    int info = 0;
-    TRY(cu(cudaMemcpy(&info, c->info + 2, sizeof info, cudaMemcpyDeviceToHost),
-           "reading cgetrs's status", err));
-    return info == 0 ? ORR_OK : orr_fail(err, ORR_ERR_INTERNAL, "cgetrs: argument %d", -info);
+    const size_t n = (size_t)c->n;
+    TRY(cu(orr_cuda_mom_u_norms(c->z, n, c->n, c->tmp, c->tmp + n),
+           "launching the growth factor's maxima", err));
+    return cu(cudaMemcpy(host, c->tmp, 2 * n * sizeof *host, cudaMemcpyDeviceToHost),
+              "reading the growth factor's maxima", err);
 }
 
-/* Mixed: refine x until the backward error stops falling (or is at
- * double's level: below 1 n eps), as reference.c's refine(). */
-static orr_status refine(mom_ctx *c, mom_solve_info *info, orr_error *err)
+/* dst = T^-1 src: T inverted in place by cusolverDnXtrtri, then applied
+ * by ztrmm. L^-1: U's diagonal set aside (in tmp) for ones, and L
+ * inverted as a non-unit triangle. cusolverDnXtrtri with CUBLAS_DIAG_UNIT
+ * inverts L right but writes the diagonal, which holds U's (cuSOLVER
+ * 12.0.4 of CUDA 13.0 on an H200: backward errors of 1e13 n eps before
+ * this). */
+static orr_status cuda_inverse(mom_kern *c, int lower, mom_vec src, mom_vec dst, orr_error *err)
 {
-    const size_t len = (size_t)c->n * c->nrhs;
-    TRY(residual(c, c->x, c->r, err));
-    TRY(backward_error(c, c->x, c->r, &info->backward, err));
-    while (info->backward > 1 && info->refinements < MAX_REFINEMENTS) {
-        TRY(single_solve(c, c->r, c->d, err));
-        TRY(cu(orr_cuda_mom_add(c->x, c->d, len), "launching the correction", err));
-        TRY(residual(c, c->d, c->r, err));
-        double next;
-        TRY(backward_error(c, c->d, c->r, &next, err));
-        if (!(next < info->backward))
-            break;
-        TRY(cu(cudaMemcpy(c->x, c->d, len * 16, cudaMemcpyDeviceToDevice),
-               "copying the refined currents", err));
-        info->backward = next;
-        info->refinements++;
-    }
-    return ORR_OK;
+    const int n = c->n;
+    const cublasFillMode_t uplo = lower ? CUBLAS_FILL_MODE_LOWER : CUBLAS_FILL_MODE_UPPER;
+    int e = 0;
+    if (lower)
+        TRY(cu(orr_cuda_mom_diagonal(c->z, (size_t)n, n, c->tmp, 1),
+               "launching the diagonal's exchange", err));
+    TRY(so(lib->cusolverDnXtrtri(c->solver, uplo, CUBLAS_DIAG_NON_UNIT, n, CUDA_C_64F, c->z, n,
+                                 c->trtri_work, c->trtri_bytes, c->trtri_host, c->trtri_host_bytes,
+                                 c->info + 2),
+           lower ? "trtri of L" : "trtri of U", err));
+    if (lower)
+        TRY(cu(orr_cuda_mom_diagonal(c->z, (size_t)n, n, c->tmp, 0),
+               "launching the diagonal's exchange", err));
+    TRY(solver_info(c, "trtri", &e, err));
+    if (e)
+        return orr_fail(err, ORR_ERR_NUMERIC, "faithful: U is singular (pivot %d is zero)", e);
+    TRY(copy_vec(c, dst, src, err));
+    return bl(lib->cublasZtrmm_v2(c->blas, CUBLAS_SIDE_LEFT, uplo, CUBLAS_OP_N,
+                                  lower ? CUBLAS_DIAG_UNIT : CUBLAS_DIAG_NON_UNIT, n, c->nrhs,
+                                  &z_one, zat(c, 0, 0), n, vec(c, dst), n, vec(c, dst), n),
+              lower ? "ztrmm by L^-1" : "ztrmm by U^-1", err);
 }
 
-/* Faithful: growth and smallest pivot of U, then L^-1 and U^-1 in place
- * and x = U^-1 (L^-1 b). */
-static orr_status faithful_solve(mom_ctx *c, mom_solve_info *info, orr_error *err)
+static orr_status cuda_add(mom_kern *c, mom_vec dst, mom_vec src, orr_error *err)
 {
-    const int n = c->n, nrhs = c->nrhs;
-    double *h = malloc(3 * (size_t)n * sizeof *h);
-    if (!h)
-        return orr_fail(err, ORR_ERR_NOMEM, "out of memory for the growth factor");
-    orr_status st = cu(orr_cuda_mom_u_norms(c->z, (size_t)n, n, c->tmp, c->tmp + n),
-                       "launching the growth factor's maxima", err);
-    if (st == ORR_OK)
-        st = cu(cudaMemcpy(h, c->tmp, 2 * (size_t)n * sizeof *h, cudaMemcpyDeviceToHost),
-                "reading the growth factor's maxima", err);
-    if (st == ORR_OK)
-        st = cu(cudaMemcpy(h + 2 * n, c->norms, (size_t)n * sizeof *h, cudaMemcpyDeviceToHost),
-                "reading the column maxima", err);
-    if (st == ORR_OK) {
-        double top = 0, z_max = 0;
-        info->min_pivot = INFINITY;
-        for (int j = 0; j < n; j++) {
-            top = fmax(top, h[j]);
-            info->min_pivot = fmin(info->min_pivot, h[n + j]);
-            z_max = fmax(z_max, h[2 * n + j]);
-        }
-        info->growth = top / z_max;
-    }
-    free(h);
-    TRY(st);
-    /* L^-1: U's diagonal set aside (in tmp) for ones, and L inverted as a
-     * non-unit triangle. cusolverDnXtrtri with CUBLAS_DIAG_UNIT inverts L
-     * right but writes the diagonal, which holds U's (cuSOLVER 12.0.4 of
-     * CUDA 13.0 on an H200: backward errors of 1e13 n eps before this). */
-    int e[2] = {0, 0};
-    const cublasFillMode_t uplo[2] = {CUBLAS_FILL_MODE_LOWER, CUBLAS_FILL_MODE_UPPER};
-    for (int t = 0; t < 2; t++) {
-        if (t == 0)
-            TRY(cu(orr_cuda_mom_diagonal(c->z, (size_t)n, n, c->tmp, 1),
-                   "launching the diagonal's exchange", err));
-        TRY(so(lib->cusolverDnXtrtri(c->solver, uplo[t], CUBLAS_DIAG_NON_UNIT, n, CUDA_C_64F, c->z, n,
-                                c->trtri_work, c->trtri_bytes, c->trtri_host, c->trtri_host_bytes,
-                                c->info + 2),
-               t ? "trtri of U" : "trtri of L", err));
-        if (t == 0)
-            TRY(cu(orr_cuda_mom_diagonal(c->z, (size_t)n, n, c->tmp, 0),
-                   "launching the diagonal's exchange", err));
-        TRY(cu(cudaMemcpy(&e[t], c->info + 2, sizeof e[t], cudaMemcpyDeviceToHost),
-               "reading trtri's status", err));
-    }
-    if (e[0] < 0 || e[1] < 0)
-        return orr_fail(err, ORR_ERR_INTERNAL, "trtri: argument %d", -(e[0] < 0 ? e[0] : e[1]));
-    if (e[0] || e[1])
-        return orr_fail(err, ORR_ERR_NUMERIC, "faithful: U is singular (pivot %d is zero)", e[1]);
-    TRY(cu(cudaMemcpy(c->x, c->b, (size_t)n * nrhs * 16, cudaMemcpyDeviceToDevice),
-           "copying the right-hand sides", err));
-    cuDoubleComplex *x = (cuDoubleComplex *)c->x;
-    TRY(bl(lib->cublasZtrmm_v2(c->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N,
-                       CUBLAS_DIAG_UNIT, n, nrhs, &z_one, zat(c, 0, 0), n, x, n, x, n),
-           "ztrmm by L^-1", err));
-    TRY(bl(lib->cublasZtrmm_v2(c->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N,
-                       CUBLAS_DIAG_NON_UNIT, n, nrhs, &z_one, zat(c, 0, 0), n, x, n, x, n),
-           "ztrmm by U^-1", err));
-    return ORR_OK;
+    return cu(orr_cuda_mom_add(c->v[src], c->v[dst], (size_t)c->n * c->nrhs),
+              "launching the correction", err);
 }
 
-static orr_status cuda_solve(mom_ctx *c, double *xout, mom_solve_info *info, orr_error *err)
+static orr_status cuda_get(mom_kern *c, mom_vec v, double *host, orr_error *err)
 {
-    const int n = c->n, nrhs = c->nrhs;
-    memset(info, 0, sizeof *info);
-    info->growth = info->min_pivot = NAN;
-    if (c->single) {
-        TRY(single_solve(c, c->b, c->x, err));
-        if (c->wu->solver == MOM_MIXED)
-            TRY(refine(c, info, err));
-    } else if (c->wu->solver == MOM_FAITHFUL) {
-        TRY(faithful_solve(c, info, err));
-    } else {
-        TRY(cu(cudaMemcpy(c->x, c->b, (size_t)n * nrhs * 16, cudaMemcpyDeviceToDevice),
-               "copying the right-hand sides", err));
-        TRY(so(lib->cusolverDnZgetrs(c->solver, CUBLAS_OP_N, n, nrhs, zat(c, 0, 0), n, c->ipiv,
-                                (cuDoubleComplex *)c->x, n, c->info + 2),
-               "zgetrs", err));
-        int e = 0;
-        TRY(cu(cudaMemcpy(&e, c->info + 2, sizeof e, cudaMemcpyDeviceToHost),
-               "reading zgetrs's status", err));
-        if (e)
-            return orr_fail(err, ORR_ERR_INTERNAL, "zgetrs: argument %d", -e);
-    }
-    if (c->wu->solver != MOM_MIXED) {
-        TRY(residual(c, c->x, c->r, err));
-        TRY(backward_error(c, c->x, c->r, &info->backward, err));
-    }
-    TRY(cu(cudaMemcpy(xout, c->x, (size_t)n * nrhs * 16, cudaMemcpyDeviceToHost),
+    TRY(cu(cudaMemcpy(host, c->v[v], (size_t)c->n * c->nrhs * 16, cudaMemcpyDeviceToHost),
            "reading the currents", err));
     return wait_for("solving", err);
 }
 
 /* ---- state ---- */
 
-static size_t cuda_state_bytes(const mom_ctx *c, mom_state s)
+static void *state_ptr(mom_kern *c, mom_state s)
 {
-    return mom_state_size(c->n, c->nrhs, c->single, s);
-}
-
-static void *state_ptr(mom_ctx *c, mom_state s)
-{
-    void *const p[MOM_N_STATES] = {c->z, c->zs, c->ipiv, c->b, c->norms};
+    void *const p[MOM_N_STATES] = {c->z, c->zs, c->ipiv, c->v[MOM_B], c->norms};
     return p[s];
 }
 
-static orr_status cuda_read(mom_ctx *c, mom_state s, void *host, orr_error *err)
+static orr_status cuda_read(mom_kern *c, mom_state s, void *host, orr_error *err)
 {
-    const size_t bytes = cuda_state_bytes(c, s);
-    if (!bytes)
-        return ORR_OK;
     TRY(wait_for("finishing before a checkpoint", err));
-    return cu(cudaMemcpy(host, state_ptr(c, s), bytes, cudaMemcpyDeviceToHost),
+    return cu(cudaMemcpy(host, state_ptr(c, s), mom_state_size(c->n, c->nrhs, c->single, s),
+                         cudaMemcpyDeviceToHost),
               "copying the state from the device", err);
 }
 
-static orr_status cuda_write(mom_ctx *c, mom_state s, const void *host, orr_error *err)
+static orr_status cuda_write(mom_kern *c, mom_state s, const void *host, orr_error *err)
 {
-    const size_t bytes = cuda_state_bytes(c, s);
-    if (!bytes)
-        return ORR_OK;
-    TRY(cu(cudaMemcpy(state_ptr(c, s), host, bytes, cudaMemcpyHostToDevice),
+    TRY(cu(cudaMemcpy(state_ptr(c, s), host, mom_state_size(c->n, c->nrhs, c->single, s),
+                      cudaMemcpyHostToDevice),
            "copying the state to the device", err));
     return wait_for("restoring the state", err);
 }
@@ -513,22 +434,22 @@ static orr_status cuda_write(mom_ctx *c, mom_state s, const void *host, orr_erro
 
 /* Device bytes of the system for wu with n unknowns and nnz corrections
  * (workspaces and the libraries' handles in DEVICE_MARGIN). */
-static double device_bytes(const mom_workunit *wu, int n, long nnz)
+static double device_bytes(const mom_kern *c, long nnz)
 {
-    const double nn = (double)n * n, vec = (double)n * wu->n_incidence;
-    const int single = mom_factors_single(wu);
-    return nn * 16 + (single ? nn * 8 + vec * 8 : (double)n * SLAB * 16) + vec * 16 * 3 +
-           (wu->solver == MOM_MIXED ? vec * 16 : 0) + (double)n * (4 + 16 + 24 + 16) +
-           (double)wu->n_incidence * 32 + (n + 1.0) * 4 + nnz * 20.0;
+    const int n = c->n;
+    const double nn = (double)n * n, vec = (double)n * c->nrhs;
+    return nn * 16 + (c->single ? nn * 8 + vec * 8 : (double)n * SLAB * 16) + vec * 16 * 3 +
+           (c->refine ? vec * 16 : 0) + (double)n * (4 + 16 + 24 + 16) +
+           (double)c->nrhs * 32 + (n + 1.0) * 4 + nnz * 20.0;
 }
 
-static void cuda_close(mom_ctx *c)
+static void cuda_close(mom_kern *c)
 {
     if (!c)
         return;
     void *const mem[] = {c->px,   c->py,  c->w,     c->col_re, c->col_im, c->col_start,
-                         c->col_row, c->z, c->zs,   c->ipiv,   c->b,      c->x,
-                         c->r,    c->d,   c->xs,    c->norms,  c->slab,   c->dir,
+                         c->col_row, c->z, c->zs,   c->ipiv,   c->v[0],   c->v[1],
+                         c->v[2], c->v[3], c->xs,    c->norms,  c->slab,   c->dir,
                          c->tmp,  c->info, c->work, c->trtri_work};
     for (size_t i = 0; i < sizeof mem / sizeof mem[0]; i++)
         if (mem[i])
@@ -542,7 +463,7 @@ static void cuda_close(mom_ctx *c)
 }
 
 /* cudaMalloc; out of memory is the system not fitting (ORR_ERR_NOMEM). */
-static orr_status dalloc(void **out, size_t bytes, const mom_ctx *c, orr_error *err)
+static orr_status dalloc(void **out, size_t bytes, const mom_kern *c, orr_error *err)
 {
     *out = NULL;
     const cudaError_t e = cudaMalloc(out, bytes ? bytes : 1);
@@ -553,13 +474,13 @@ static orr_status dalloc(void **out, size_t bytes, const mom_ctx *c, orr_error *
         return orr_fail(err, ORR_ERR_NOMEM,
                         "the %d x %d system needs about %.3g bytes of device memory; %zu bytes "
                         "(of %zu) could not be allocated",
-                        c->n, c->n, device_bytes(c->wu, c->n, 0) + DEVICE_MARGIN, bytes,
+                        c->n, c->n, device_bytes(c, 0) + DEVICE_MARGIN, bytes,
                         free_bytes);
     }
     return cu(e, "allocating device memory", err);
 }
 
-static orr_status upload(void **out, const void *host, size_t bytes, const mom_ctx *c,
+static orr_status upload(void **out, const void *host, size_t bytes, const mom_kern *c,
                          orr_error *err)
 {
     TRY(dalloc(out, bytes, c, err));
@@ -569,7 +490,7 @@ static orr_status upload(void **out, const void *host, size_t bytes, const mom_c
 }
 
 /* Allocations, uploads and workspaces; the caller closes c on failure. */
-static orr_status setup(mom_ctx *c, orr_error *err)
+static orr_status setup(mom_kern *c, orr_error *err)
 {
     const mom_problem *p = c->p;
     const int n = c->n, nrhs = c->nrhs;
@@ -581,7 +502,7 @@ static orr_status setup(mom_ctx *c, orr_error *err)
 
     size_t free_bytes = 0, total = 0;
     TRY(cu(cudaMemGetInfo(&free_bytes, &total), "reading the free device memory", err));
-    const double need = device_bytes(c->wu, n, nnz) + DEVICE_MARGIN;
+    const double need = device_bytes(c, nnz) + DEVICE_MARGIN;
     if (need > (double)free_bytes)
         return orr_fail(err, ORR_ERR_NOMEM,
                         "the %d x %d system needs %.0f bytes of device memory; the device has "
@@ -630,12 +551,12 @@ static orr_status setup(mom_ctx *c, orr_error *err)
     }
     TRY(dalloc((void **)&c->ipiv, (size_t)n * sizeof(int), c, err));
     TRY(cu(cudaMemset(c->ipiv, 0, (size_t)n * sizeof(int)), "clearing device memory", err));
-    TRY(dalloc((void **)&c->b, vec * 16, c, err));
-    TRY(cu(cudaMemset(c->b, 0, vec * 16), "clearing device memory", err));
-    TRY(dalloc((void **)&c->x, vec * 16, c, err));
-    TRY(dalloc((void **)&c->r, vec * 16, c, err));
-    if (c->wu->solver == MOM_MIXED)
-        TRY(dalloc((void **)&c->d, vec * 16, c, err));
+    TRY(dalloc((void **)&c->v[MOM_B], vec * 16, c, err));
+    TRY(cu(cudaMemset(c->v[MOM_B], 0, vec * 16), "clearing device memory", err));
+    TRY(dalloc((void **)&c->v[MOM_X], vec * 16, c, err));
+    TRY(dalloc((void **)&c->v[MOM_R], vec * 16, c, err));
+    if (c->refine)
+        TRY(dalloc((void **)&c->v[MOM_D], vec * 16, c, err));
     TRY(dalloc((void **)&c->norms, 2 * (size_t)n * sizeof(double), c, err));
     TRY(cu(cudaMemset(c->norms, 0, 2 * (size_t)n * sizeof(double)), "clearing device memory", err));
     TRY(dalloc((void **)&c->tmp, (2 * (size_t)n + 2 * (size_t)nrhs) * sizeof(double), c, err));
@@ -652,13 +573,13 @@ static orr_status setup(mom_ctx *c, orr_error *err)
         TRY(so(lib->cusolverDnCgetrf_bufferSize(c->solver, n, nb, (cuComplex *)c->zs, n, &lwork),
                "sizing cgetrf's workspace", err));
         work_bytes = (size_t)lwork * 8;
-    } else if (c->wu->solver != MOM_FAITHFUL) {
+    } else if (!c->inverses) {
         TRY(so(lib->cusolverDnZgetrf_bufferSize(c->solver, n, nb, (cuDoubleComplex *)c->z, n, &lwork),
                "sizing zgetrf's workspace", err));
         work_bytes = (size_t)lwork * 16;
     }
     TRY(dalloc(&c->work, work_bytes, c, err));
-    if (c->wu->solver == MOM_FAITHFUL) {
+    if (c->inverses) {
         const cublasFillMode_t uplo[2] = {CUBLAS_FILL_MODE_LOWER, CUBLAS_FILL_MODE_UPPER};
         for (int t = 0; t < 2; t++) {
             size_t dev = 0, host = 0;
@@ -676,27 +597,17 @@ static orr_status setup(mom_ctx *c, orr_error *err)
     return wait_for("preparing the device", err);
 }
 
-/* The block size: BLOCK, or ORRERY_MOM_CUDA_BLOCK (a multiple of 32 up to
- * 1024; for measuring: a checkpoint is valid only with the size it was
- * written with). */
-static int block_size(void)
-{
-    const char *s = getenv("ORRERY_MOM_CUDA_BLOCK");
-    const int b = s ? atoi(s) : 0;
-    return b >= 32 && b <= 1024 && b % 32 == 0 ? b : BLOCK;
-}
-
 static orr_status cuda_open(void *state, const mom_workunit *wu, const mom_problem *p,
-                            mom_ctx **out, orr_error *err)
+                            mom_plan *plan, mom_kern **out, orr_error *err)
 {
     (void)state;
     TRY(mom_cuda_libs_load(&lib, err));
-    mom_ctx *c = calloc(1, sizeof *c);
+    mom_kern *c = calloc(1, sizeof *c);
     if (!c)
         return orr_fail(err, ORR_ERR_NOMEM, "out of memory");
-    c->wu = wu, c->p = p, c->n = p->n, c->nrhs = wu->n_incidence;
-    c->single = mom_factors_single(wu);
-    c->nb = block_size();
+    c->wu = wu, c->p = p, c->n = p->n, c->nrhs = wu->n_incidence, c->nb = plan->nb;
+    c->single = plan->single;
+    c->inverses = plan->rc->inverses, c->refine = plan->rc->refine;
     orr_status st = setup(c, err);
     if (st != ORR_OK) {
         cuda_close(c);
@@ -706,14 +617,17 @@ static orr_status cuda_open(void *state, const mom_workunit *wu, const mom_probl
     return ORR_OK;
 }
 
-static const mom_ops cuda_mom_ops = {cuda_open,  cuda_close,       cuda_fill, cuda_factor, cuda_block,
-                                     cuda_solve, cuda_state_bytes, cuda_read, cuda_write};
+/* Blocks of 256 columns (ORRERY_MOM_CUDA_BLOCK: multiples of 32 up to
+ * 1024, for measuring). */
+static const mom_kernels cuda_mom_kernels = {
+    "CUDA",       256,          32,          1024,        32,          "ORRERY_MOM_CUDA_BLOCK",
+    NULL,         orr_runtime_seconds, cuda_open, cuda_close, cuda_fill, cuda_to_single,
+    cuda_panel,   cuda_swap,    cuda_trsm,   cuda_gemm,   cuda_finish, cuda_solve,
+    cuda_u_stats, cuda_inverse, cuda_residual, cuda_sums, cuda_add,    copy_vec,
+    cuda_get,     cuda_read,    cuda_write};
 
 orr_status mom_cuda_attach(orr_backend *be, orr_kind_slot *slot, orr_error *err)
 {
-    (void)be, (void)err;
-    slot->ops = &cuda_mom_ops;
-    slot->state = NULL;
-    slot->release = NULL;
-    return ORR_OK;
+    (void)be;
+    return mom_device_attach(&cuda_mom_kernels, NULL, NULL, slot, err);
 }

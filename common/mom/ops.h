@@ -4,7 +4,9 @@
  * a bounded piece at a time (a range of columns, a block column of the
  * factorisation) and moves the state in and out for checkpoints. A backend
  * that attaches nothing gets the reference (reference.c: LAPACK through
- * OpenBLAS, our fill). Matrices are column-major, complex as (re, im). */
+ * OpenBLAS, our fill). Every backend's ops are the solvers of device.c
+ * over its primitives (device.h). Matrices are column-major, complex as
+ * (re, im). */
 #ifndef ORRERY_MOM_OPS_H
 #define ORRERY_MOM_OPS_H
 
@@ -57,15 +59,12 @@ typedef struct {
 } mom_ops;
 
 /* Whether wu's factors are single precision (mixed, or precision single):
- * every backend's rule. */
-static inline int mom_factors_single(const mom_workunit *wu)
-{
-    return wu->solver == MOM_MIXED || wu->precision == MOM_SINGLE;
-}
+ * every backend's rule (device.c, from its solver's row). */
+int mom_factors_single(const mom_workunit *wu);
 
 /* State s's bytes for n unknowns and nrhs right-hand sides: the one
  * layout every backend's checkpoint has (complex as pairs of reals, the
- * pivots as 1-based 32-bit ints). */
+ * pivots as 1-based 32-bit ints; device.c). */
 size_t mom_state_size(int n, int nrhs, int single, mom_state s);
 
 /* The reference; its state is a mom_cpu_state (threads) or NULL (one). */

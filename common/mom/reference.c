@@ -1,34 +1,27 @@
-/* The MoM reference ops (ops.h) on the host: our fill (entries.h, over
- * the pool's threads) and LAPACK/BLAS through OpenBLAS (its own threads,
- * as many as BOINC grants) for the rest (docs/mom.md section 3):
- * - reference: right-looking blocked LU with partial pivoting, a block
- *   column a step (getrf on the panel, laswp, trsm, gemm: LAPACK's zgetrf
- *   cut where a checkpoint may fall), getrs for the solves;
- * - faithful: the source's pipeline: the same blocking without pivoting
- *   (an unpivoted panel of our own: its diagonal block, then one trsm),
- *   explicit inverses of L and U (trtri), two triangular products (trmm),
- *   growth factor and smallest pivot;
- * - mixed: the blocked LU in single precision, then iterative refinement
- *   with residuals against Z in double until the backward error stops
- *   falling.
- * `precision single` with the reference solver factors and solves in
- * single; the residual is always taken in double. */
+/* The MoM reference's primitives (device.h) on the host: our fill
+ * (entries.h, over the pool's threads) and LAPACK/BLAS through OpenBLAS
+ * (its own threads, as many as BOINC grants) for the rest (docs/mom.md
+ * section 3), under the solvers' recipe of device.c:
+ * - the pivoted panel by getrf, its exchanges by laswp, then trsm and
+ *   gemm (LAPACK's zgetrf cut where a checkpoint may fall); the solves by
+ *   getrs;
+ * - the faithful solver's unpivoted panel of our own (its diagonal block,
+ *   then one trsm); its inverses by trtri, applied by trmm;
+ * - the single factors (mixed, precision single) by the same routines in
+ *   single complex on a float copy of Z; the residual always in double. */
 #include <complex.h>
-#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../threads.h"
+#include "device.h"
 #include "entries.h"
 #include "lapack.h"
-#include "ops.h"
 
-#define BLOCK 128                 /* columns of a factorisation step (ORRERY_MOM_CPU_BLOCK: measuring) */
 #define FILL_TASK_COLUMNS 16      /* columns a fill task */
-#define MAX_REFINEMENTS 30
 
-struct mom_ctx {
+struct mom_kern {
     const mom_workunit *wu;
     const mom_problem *p;
     int n, nrhs;
@@ -36,22 +29,21 @@ struct mom_ctx {
     double complex *z;            /* [n * n] */
     float complex *zs;            /* [n * n] (single), else NULL */
     lapack_int *ipiv;             /* [n] */
-    double complex *b;            /* [nrhs * n] */
+    double complex *v[4];         /* [nrhs * n] by mom_vec: B (the state), X, R, D */
     double *norms;                /* [2 n]: column max |z|, then column sum |z| */
     orr_pool *pool;
     const mom_lapack *L;
-    int nb;                       /* columns of a factorisation step */
 };
 
 /* ---- the fill ---- */
 
 typedef struct {
-    mom_ctx *c;
+    mom_kern *c;
     int first, count;
 } fill_job;
 
 /* Column j of Z into col; its max and sum of |z| into top and sum. */
-static void make_column(const mom_ctx *c, int j, double complex *col, double *top, double *sum)
+static void make_column(const mom_kern *c, int j, double complex *col, double *top, double *sum)
 {
     mom_problem_column(c->p, j, (double *)col);
     *top = 0, *sum = 0;
@@ -61,7 +53,7 @@ static void make_column(const mom_ctx *c, int j, double complex *col, double *to
     }
 }
 
-static void fill_column(mom_ctx *c, int j)
+static void fill_column(mom_kern *c, int j)
 {
     make_column(c, j, c->z + (size_t)j * c->n, &c->norms[j], &c->norms[c->n + j]);
 }
@@ -76,7 +68,7 @@ static void fill_task(void *p, int task)
         fill_column(f->c, j);
 }
 
-static void fill_rhs(mom_ctx *c)
+static void fill_rhs(mom_kern *c)
 {
     const mom_problem *p = c->p;
     for (int r = 0; r < c->nrhs; r++) {
@@ -84,13 +76,13 @@ static void fill_rhs(mom_ctx *c)
         for (int i = 0; i < c->n; i++) {
             double re, im;
             mom_incident(p->g.k, cos(phi), sin(phi), p->px[i], p->py[i], &re, &im);
-            ((double *)c->b)[2 * ((size_t)r * c->n + i)] = re;   /* C11: a complex is two reals */
-            ((double *)c->b)[2 * ((size_t)r * c->n + i) + 1] = im;
+            ((double *)c->v[MOM_B])[2 * ((size_t)r * c->n + i)] = re;   /* C11: a complex is two reals */
+            ((double *)c->v[MOM_B])[2 * ((size_t)r * c->n + i) + 1] = im;
         }
     }
 }
 
-static orr_status ref_fill(mom_ctx *c, int first, int count, orr_error *err)
+static orr_status ref_fill(mom_kern *c, int first, int count, orr_error *err)
 {
     (void)err;
     fill_job f = {c, first, count};
@@ -126,15 +118,18 @@ typedef struct {
 static const double z_one[2] = {1, 0}, z_minus_one[2] = {-1, 0};
 static const float c_one[2] = {1, 0}, c_minus_one[2] = {-1, 0};
 
-static lu_kit kit_of(const mom_lapack *L, int single)
+static lu_kit kit_of(const mom_kern *c)
 {
-    return single ? (lu_kit){8, c_one, c_minus_one, L->cgetrf, L->claswp, L->ctrsm, L->cgemm}
-                  : (lu_kit){16, z_one, z_minus_one, L->zgetrf, L->zlaswp, L->ztrsm, L->zgemm};
+    const mom_lapack *L = c->L;
+    return c->single ? (lu_kit){8, c_one, c_minus_one, L->cgetrf, L->claswp, L->ctrsm, L->cgemm}
+                     : (lu_kit){16, z_one, z_minus_one, L->zgetrf, L->zlaswp, L->ztrsm, L->zgemm};
 }
 
-static void *at(const lu_kit *kit, void *a, int n, int i, int j)
+/* Element (i, j) of the factors' matrix. */
+static void *at(const mom_kern *c, const lu_kit *kit, int i, int j)
 {
-    return (char *)a + ((size_t)j * n + i) * kit->elem;
+    void *a = c->single ? (void *)c->zs : (void *)c->z;
+    return (char *)a + ((size_t)j * c->n + i) * kit->elem;
 }
 
 /* The unpivoted LU of the panel (rows j.., columns j..j+nb-1) of a double
@@ -143,15 +138,14 @@ static void *at(const lu_kit *kit, void *a, int n, int i, int j)
  * factored column by column, then the rows below take L = A U^-1 in one
  * trsm (OpenBLAS's threads), where a column at a time over the full height
  * would run single-threaded at the memory's pace. */
-static orr_status panel_unpivoted(mom_ctx *c, int j, int nb, orr_error *err)
+static orr_status panel_unpivoted(mom_kern *c, int j, int nb, orr_error *err)
 {
     const int n = c->n, end = j + nb;
     double complex *a = c->z;
     for (int k = j; k < end; k++) {
         const double complex pivot = a[(size_t)k * n + k];
         if (pivot == 0)
-            return orr_fail(err, ORR_ERR_NUMERIC,
-                            "faithful LU: the pivot of column %d is exactly zero (no pivoting)", k);
+            return mom_zero_pivot(err, k);
         for (int i = k + 1; i < end; i++)
             a[(size_t)k * n + i] /= pivot;
         for (int q = k + 1; q < end; q++) {
@@ -168,59 +162,69 @@ static orr_status panel_unpivoted(mom_ctx *c, int j, int nb, orr_error *err)
     return ORR_OK;
 }
 
-static orr_status factor_block(mom_ctx *c, const lu_kit *kit, void *a, int j, int pivoting,
-                               orr_error *err)
+static orr_status ref_panel(mom_kern *c, int j, int nb, int pivoting, orr_error *err)
 {
-    const lapack_int n = c->n, nb = n - j < c->nb ? n - j : c->nb, rest = n - j - nb, m = n - j;
-    lapack_int info = 0, one = 1, k1 = j + 1, k2 = j + nb;
-    if (pivoting) {
-        kit->getrf(&m, &nb, at(kit, a, n, j, j), &n, c->ipiv + j, &info);
-        if (info < 0)
-            return orr_fail(err, ORR_ERR_INTERNAL, "getrf: argument %d", -info);
-        /* singular (info > 0) shows as a zero pivot: the solve's backward error reports it */
-        for (int q = j; q < j + nb; q++)
-            c->ipiv[q] += j;
-        if (j > 0)
-            kit->laswp(&j, a, &n, &k1, &k2, c->ipiv, &one);
-        if (rest > 0)
-            kit->laswp(&rest, at(kit, a, n, 0, j + nb), &n, &k1, &k2, c->ipiv, &one);
-    } else {
-        orr_status st = panel_unpivoted(c, j, nb, err);
-        if (st != ORR_OK)
-            return st;
-    }
-    if (rest > 0) {
-        kit->trsm("L", "L", "N", "U", &nb, &rest, kit->one, at(kit, a, n, j, j), &n,
-                  at(kit, a, n, j, j + nb), &n);
-        kit->gemm("N", "N", &rest, &rest, &nb, kit->minus_one, at(kit, a, n, j + nb, j), &n,
-                  at(kit, a, n, j, j + nb), &n, kit->one, at(kit, a, n, j + nb, j + nb), &n);
-    }
+    if (!pivoting)
+        return panel_unpivoted(c, j, nb, err);
+    const lu_kit kit = kit_of(c);
+    const lapack_int n = c->n, m = n - j, w = nb;
+    lapack_int info = 0;
+    kit.getrf(&m, &w, at(c, &kit, j, j), &n, c->ipiv + j, &info);
+    if (info < 0)
+        return orr_fail(err, ORR_ERR_INTERNAL, "getrf: argument %d", -info);
+    /* singular (info > 0) shows as a zero pivot: the solve's backward error reports it */
+    for (int q = j; q < j + nb; q++)
+        c->ipiv[q] += j;
     return ORR_OK;
 }
 
-static orr_status ref_factor(mom_ctx *c, int first, orr_error *err)
+static orr_status ref_swap(mom_kern *c, int j, int nb, orr_error *err)
 {
-    const lu_kit kit = kit_of(c->L, c->single);
-    if (c->single) {
-        if (first == 0)
-            for (size_t e = 0; e < (size_t)c->n * c->n; e++)
-                c->zs[e] = (float complex)c->z[e];
-        return factor_block(c, &kit, c->zs, first, 1, err);
-    }
-    return factor_block(c, &kit, c->z, first, c->wu->solver != MOM_FAITHFUL, err);
+    (void)err;
+    const lu_kit kit = kit_of(c);
+    const lapack_int n = c->n, rest = n - j - nb, one = 1, k1 = j + 1, k2 = j + nb;
+    if (j > 0)
+        kit.laswp(&j, at(c, &kit, 0, 0), &n, &k1, &k2, c->ipiv, &one);
+    if (rest > 0)
+        kit.laswp(&rest, at(c, &kit, 0, j + nb), &n, &k1, &k2, c->ipiv, &one);
+    return ORR_OK;
 }
 
-static int ref_block(const mom_ctx *c)
+static orr_status ref_trsm(mom_kern *c, int j, int nb, orr_error *err)
 {
-    return c->nb;
+    (void)err;
+    const lu_kit kit = kit_of(c);
+    const lapack_int n = c->n, w = nb, rest = n - j - nb;
+    kit.trsm("L", "L", "N", "U", &w, &rest, kit.one, at(c, &kit, j, j), &n, at(c, &kit, j, j + nb),
+             &n);
+    return ORR_OK;
 }
 
-/* BLOCK, or ORRERY_MOM_CPU_BLOCK (16..2048) for measuring other sizes. */
-static int block_size(void)
+static orr_status ref_gemm(mom_kern *c, int j, int nb, orr_error *err)
 {
-    const char *s = getenv("ORRERY_MOM_CPU_BLOCK");
-    const int b = s ? atoi(s) : 0;
-    return b >= 16 && b <= 2048 ? b : BLOCK;
+    (void)err;
+    const lu_kit kit = kit_of(c);
+    const lapack_int n = c->n, w = nb, rest = n - j - nb;
+    kit.gemm("N", "N", &rest, &rest, &w, kit.minus_one, at(c, &kit, j + nb, j), &n,
+             at(c, &kit, j, j + nb), &n, kit.one, at(c, &kit, j + nb, j + nb), &n);
+    return ORR_OK;
+}
+
+static orr_status ref_to_single(mom_kern *c, orr_error *err)
+{
+    (void)err;
+    for (size_t e = 0; e < (size_t)c->n * c->n; e++)
+        c->zs[e] = (float complex)c->z[e];
+    return ORR_OK;
+}
+
+/* Every routine has returned: nothing is queued. */
+static orr_status ref_finish(mom_kern *c, double expected_s, int *zero_pivot, orr_error *err)
+{
+    (void)c, (void)expected_s, (void)err;
+    if (zero_pivot)
+        *zero_pivot = -1;   /* panel_unpivoted failed at once */
+    return ORR_OK;
 }
 
 /* ---- the solves ---- */
@@ -228,7 +232,7 @@ static int block_size(void)
 #define RESIDUAL_COLUMNS 64
 
 typedef struct {
-    const mom_ctx *c;
+    const mom_kern *c;
     double complex *scratch;   /* [n * RESIDUAL_COLUMNS] */
     int first;
 } column_job;
@@ -240,13 +244,14 @@ static void column_task(void *p, int task)
     make_column(cj->c, cj->first + task, cj->scratch + (size_t)task * cj->c->n, &top, &sum);
 }
 
-/* r = b - Z x in double: Z itself where it was kept, else made again a
+/* R = B - Z x in double: Z itself where it was kept, else made again a
  * slab of columns at a time (the double solvers factor Z in place). */
-static orr_status residual(const mom_ctx *c, const double complex *x, double complex *r,
-                           orr_error *err)
+static orr_status ref_residual(mom_kern *c, mom_vec xv, orr_error *err)
 {
     const lapack_int n = c->n, nrhs = c->nrhs;
-    memcpy(r, c->b, (size_t)n * nrhs * sizeof *r);
+    const double complex *x = c->v[xv];
+    double complex *r = c->v[MOM_R];
+    memcpy(r, c->v[MOM_B], (size_t)n * nrhs * sizeof *r);
     if (c->single) {
         c->L->zgemm("N", "N", &n, &nrhs, &n, z_minus_one, c->z, &n, x, &n, z_one, r, &n);
         return ORR_OK;
@@ -268,169 +273,111 @@ static orr_status residual(const mom_ctx *c, const double complex *x, double com
     return ORR_OK;
 }
 
-static double norm1(const double complex *v, int n)
+static orr_status ref_sums(mom_kern *c, mom_vec v, double *host, orr_error *err)
 {
-    double s = 0;
-    for (int i = 0; i < n; i++)
-        s += cabs(v[i]);
-    return s;
-}
-
-/* The largest backward error over the right-hand sides, in units of n eps. */
-static double backward_error(const mom_ctx *c, const double complex *x, const double complex *r)
-{
-    double z1 = 0, worst = 0;
-    for (int j = 0; j < c->n; j++)
-        z1 = fmax(z1, c->norms[c->n + j]);
+    (void)err;
     for (int q = 0; q < c->nrhs; q++) {
-        const double num = norm1(r + (size_t)q * c->n, c->n);
-        const double den = z1 * norm1(x + (size_t)q * c->n, c->n) * c->n * DBL_EPSILON;
-        worst = fmax(worst, den > 0 ? num / den : INFINITY);
+        const double complex *x = c->v[v] + (size_t)q * c->n;
+        double s = 0;
+        for (int i = 0; i < c->n; i++)
+            s += cabs(x[i]);
+        host[q] = s;
     }
-    return worst;
+    return ORR_OK;
 }
 
-/* x = Z^-1 b through the single factors, in double. */
-static orr_status single_solve(mom_ctx *c, const double complex *b, double complex *x,
-                               orr_error *err)
+/* dst = Z^-1 src: getrs on the double factors, else cgetrs on src rounded. */
+static orr_status ref_solve(mom_kern *c, mom_vec src, mom_vec dst, orr_error *err)
 {
     const lapack_int n = c->n, nrhs = c->nrhs;
+    const size_t len = (size_t)n * nrhs;
     lapack_int info = 0;
-    float complex *xs = malloc((size_t)n * nrhs * sizeof *xs);
+    if (!c->single) {
+        memcpy(c->v[dst], c->v[src], len * sizeof *c->v[dst]);
+        c->L->zgetrs("N", &n, &nrhs, c->z, &n, c->ipiv, c->v[dst], &n, &info);
+        return info == 0 ? ORR_OK : orr_fail(err, ORR_ERR_INTERNAL, "zgetrs: argument %d", -info);
+    }
+    float complex *xs = malloc(len * sizeof *xs);
     if (!xs)
         return orr_fail(err, ORR_ERR_NOMEM, "no memory for the single-precision solves");
-    for (size_t e = 0; e < (size_t)n * nrhs; e++)
-        xs[e] = (float complex)b[e];
+    for (size_t e = 0; e < len; e++)
+        xs[e] = (float complex)c->v[src][e];
     c->L->cgetrs("N", &n, &nrhs, c->zs, &n, c->ipiv, xs, &n, &info);
-    for (size_t e = 0; e < (size_t)n * nrhs; e++)
-        x[e] = xs[e];
+    for (size_t e = 0; e < len; e++)
+        c->v[dst][e] = xs[e];
     free(xs);
     return info == 0 ? ORR_OK : orr_fail(err, ORR_ERR_INTERNAL, "cgetrs: argument %d", -info);
 }
 
-/* Mixed: refine x until the backward error stops falling (or is at
- * double's level: below 1 n eps). */
-static orr_status refine(mom_ctx *c, double complex *x, double complex *r, mom_solve_info *info,
-                         orr_error *err)
+static orr_status ref_u_stats(mom_kern *c, double *host, orr_error *err)
 {
-    const size_t len = (size_t)c->n * c->nrhs;
-    double complex *d = malloc(len * sizeof *d);
-    if (!d)
-        return orr_fail(err, ORR_ERR_NOMEM, "no memory for the refinement");
-    orr_status st = residual(c, x, r, err);
-    info->backward = backward_error(c, x, r);
-    while (st == ORR_OK && info->backward > 1 && info->refinements < MAX_REFINEMENTS) {
-        if ((st = single_solve(c, r, d, err)) != ORR_OK)
-            break;
-        for (size_t e = 0; e < len; e++)
-            d[e] += x[e];
-        if ((st = residual(c, d, r, err)) != ORR_OK)
-            break;
-        const double next = backward_error(c, d, r);
-        if (!(next < info->backward))
-            break;
-        memcpy(x, d, len * sizeof *x);
-        info->backward = next;
-        info->refinements++;
-    }
-    free(d);
-    return st;
-}
-
-/* Faithful: growth and smallest pivot of U, then L^-1 and U^-1 in place
- * and x = U^-1 (L^-1 b). */
-static orr_status faithful_solve(mom_ctx *c, double complex *x, mom_solve_info *info,
-                                 orr_error *err)
-{
-    const lapack_int n = c->n, nrhs = c->nrhs;
-    lapack_int e1 = 0, e2 = 0;
-    double top = 0, z_max = 0;
-    info->min_pivot = INFINITY;
+    (void)err;
+    const int n = c->n;
     for (int j = 0; j < n; j++) {
-        z_max = fmax(z_max, c->norms[j]);
-        info->min_pivot = fmin(info->min_pivot, cabs(c->z[(size_t)j * n + j]));
+        double top = 0;
         for (int i = 0; i <= j; i++)
             top = fmax(top, cabs(c->z[(size_t)j * n + i]));
+        host[j] = top;
+        host[n + j] = cabs(c->z[(size_t)j * n + j]);
     }
-    info->growth = top / z_max;
-    c->L->ztrtri("L", "U", &n, c->z, &n, &e1);
-    c->L->ztrtri("U", "N", &n, c->z, &n, &e2);
-    if (e1 || e2)
-        return orr_fail(err, ORR_ERR_NUMERIC, "faithful: U is singular (pivot %d is zero)", e2);
-    memcpy(x, c->b, (size_t)n * nrhs * sizeof *x);
-    c->L->ztrmm("L", "L", "N", "U", &n, &nrhs, z_one, c->z, &n, x, &n);
-    c->L->ztrmm("L", "U", "N", "N", &n, &nrhs, z_one, c->z, &n, x, &n);
     return ORR_OK;
 }
 
-static orr_status ref_solve(mom_ctx *c, double *xout, mom_solve_info *info, orr_error *err)
+/* dst = T^-1 src: T inverted in place (trtri), then applied (trmm). */
+static orr_status ref_inverse(mom_kern *c, int lower, mom_vec src, mom_vec dst, orr_error *err)
 {
     const lapack_int n = c->n, nrhs = c->nrhs;
-    double complex *x = (double complex *)xout;
-    double complex *r = malloc((size_t)n * nrhs * sizeof *r);
-    if (!r)
-        return orr_fail(err, ORR_ERR_NOMEM, "no memory for the residuals");
-    memset(info, 0, sizeof *info);
-    info->growth = info->min_pivot = NAN;
-    orr_status st = ORR_OK;
-    if (c->single) {
-        st = single_solve(c, c->b, x, err);
-        if (st == ORR_OK && c->wu->solver == MOM_MIXED)
-            st = refine(c, x, r, info, err);
-    } else if (c->wu->solver == MOM_FAITHFUL) {
-        st = faithful_solve(c, x, info, err);
-    } else {
-        lapack_int e = 0;
-        memcpy(x, c->b, (size_t)n * nrhs * sizeof *x);
-        c->L->zgetrs("N", &n, &nrhs, c->z, &n, c->ipiv, x, &n, &e);
-        if (e)
-            st = orr_fail(err, ORR_ERR_INTERNAL, "zgetrs: argument %d", -e);
-    }
-    if (st == ORR_OK && c->wu->solver != MOM_MIXED && (st = residual(c, x, r, err)) == ORR_OK)
-        info->backward = backward_error(c, x, r);
-    free(r);
-    return st;
+    const char *uplo = lower ? "L" : "U", *diag = lower ? "U" : "N";
+    lapack_int e = 0;
+    c->L->ztrtri(uplo, diag, &n, c->z, &n, &e);
+    if (e)
+        return orr_fail(err, ORR_ERR_NUMERIC, "faithful: U is singular (pivot %d is zero)", e);
+    memcpy(c->v[dst], c->v[src], (size_t)n * nrhs * sizeof *c->v[dst]);
+    c->L->ztrmm("L", uplo, "N", diag, &n, &nrhs, z_one, c->z, &n, c->v[dst], &n);
+    return ORR_OK;
+}
+
+static orr_status ref_add(mom_kern *c, mom_vec dst, mom_vec src, orr_error *err)
+{
+    (void)err;
+    for (size_t e = 0; e < (size_t)c->n * c->nrhs; e++)
+        c->v[dst][e] += c->v[src][e];
+    return ORR_OK;
+}
+
+static orr_status ref_copy(mom_kern *c, mom_vec dst, mom_vec src, orr_error *err)
+{
+    (void)err;
+    memcpy(c->v[dst], c->v[src], (size_t)c->n * c->nrhs * sizeof *c->v[dst]);
+    return ORR_OK;
+}
+
+static orr_status ref_get(mom_kern *c, mom_vec v, double *host, orr_error *err)
+{
+    (void)err;
+    memcpy(host, c->v[v], (size_t)c->n * c->nrhs * sizeof *c->v[v]);
+    return ORR_OK;
 }
 
 /* ---- state ---- */
 
-size_t mom_state_size(int n, int nrhs, int single, mom_state s)
+static void *state_ptr(mom_kern *c, mom_state s)
 {
-    const size_t nn = (size_t)n * n;
-    switch (s) {
-    case MOM_STATE_MATRIX: return nn * 16;
-    case MOM_STATE_FACTORS: return single ? nn * 8 : 0;
-    case MOM_STATE_PIVOTS: return (size_t)n * 4;
-    case MOM_STATE_RHS: return (size_t)n * nrhs * 16;
-    case MOM_STATE_NORMS: return 2 * (size_t)n * sizeof(double);
-    default: return 0;
-    }
-}
-
-static size_t ref_state_bytes(const mom_ctx *c, mom_state s)
-{
-    return mom_state_size(c->n, c->nrhs, c->single, s);
-}
-
-static void *state_ptr(mom_ctx *c, mom_state s)
-{
-    void *const p[MOM_N_STATES] = {c->z, c->zs, c->ipiv, c->b, c->norms};
+    void *const p[MOM_N_STATES] = {c->z, c->zs, c->ipiv, c->v[MOM_B], c->norms};
     return p[s];
 }
 
-static orr_status ref_read(mom_ctx *c, mom_state s, void *host, orr_error *err)
+static orr_status ref_read(mom_kern *c, mom_state s, void *host, orr_error *err)
 {
     (void)err;
-    if (ref_state_bytes(c, s))
-        memcpy(host, state_ptr(c, s), ref_state_bytes(c, s));
+    memcpy(host, state_ptr(c, s), mom_state_size(c->n, c->nrhs, c->single, s));
     return ORR_OK;
 }
 
-static orr_status ref_write(mom_ctx *c, mom_state s, const void *host, orr_error *err)
+static orr_status ref_write(mom_kern *c, mom_state s, const void *host, orr_error *err)
 {
     (void)err;
-    if (ref_state_bytes(c, s))
-        memcpy(state_ptr(c, s), host, ref_state_bytes(c, s));
+    memcpy(state_ptr(c, s), host, mom_state_size(c->n, c->nrhs, c->single, s));
     return ORR_OK;
 }
 
@@ -443,28 +390,28 @@ double mom_reference_bytes(const mom_workunit *wu, int n)
            (double)n * RESIDUAL_COLUMNS * 16 + n * (4.0 + 16);
 }
 
-static void ref_close(mom_ctx *c)
+static void ref_close(mom_kern *c)
 {
     if (!c)
         return;
     free(c->z);
     free(c->zs);
     free(c->ipiv);
-    free(c->b);
+    for (int v = 0; v < 4; v++)
+        free(c->v[v]);
     free(c->norms);
     free(c);
 }
 
-static orr_status ref_open(void *state, const mom_workunit *wu, const mom_problem *p, mom_ctx **out,
-                           orr_error *err)
+static orr_status ref_open(void *state, const mom_workunit *wu, const mom_problem *p,
+                           mom_plan *plan, mom_kern **out, orr_error *err)
 {
     const mom_cpu_state *cpu = state;
-    mom_ctx *c = calloc(1, sizeof *c);
+    mom_kern *c = calloc(1, sizeof *c);
     if (!c)
         return orr_fail(err, ORR_ERR_NOMEM, "out of memory");
     c->wu = wu, c->p = p, c->n = p->n, c->nrhs = wu->n_incidence;
-    c->single = mom_factors_single(wu);
-    c->nb = block_size();
+    c->single = plan->single;
     c->pool = cpu ? cpu->pool : NULL;
     orr_status st = mom_lapack_load(&c->L, err);
     if (st != ORR_OK) {
@@ -472,13 +419,15 @@ static orr_status ref_open(void *state, const mom_workunit *wu, const mom_proble
         return st;
     }
     c->L->set_threads(cpu ? cpu->threads : 1);
-    const size_t nn = (size_t)c->n * c->n;
+    const size_t nn = (size_t)c->n * c->n, vec = (size_t)c->n * c->nrhs;
     c->z = malloc(nn * sizeof *c->z);
     c->zs = c->single ? malloc(nn * sizeof *c->zs) : NULL;
     c->ipiv = calloc((size_t)c->n, sizeof *c->ipiv);
-    c->b = malloc((size_t)c->n * c->nrhs * sizeof *c->b);
+    int ok = c->z && (!c->single || c->zs) && c->ipiv;
+    for (int v = 0; v < 4; v++)
+        ok = ok && (v == MOM_D && !plan->rc->refine ? 1 : (c->v[v] = malloc(vec * sizeof **c->v)) != NULL);
     c->norms = malloc(2 * (size_t)c->n * sizeof *c->norms);
-    if (!c->z || (c->single && !c->zs) || !c->ipiv || !c->b || !c->norms) {
+    if (!ok || !c->norms) {
         ref_close(c);
         return orr_fail(err, ORR_ERR_NOMEM, "the %d x %d system needs %.3g bytes of host memory",
                         p->n, p->n, mom_reference_bytes(wu, p->n));
@@ -487,8 +436,21 @@ static orr_status ref_open(void *state, const mom_workunit *wu, const mom_proble
     return ORR_OK;
 }
 
-const mom_ops mom_reference_ops = {ref_open,  ref_close,       ref_fill, ref_factor, ref_block,
-                                   ref_solve, ref_state_bytes, ref_read, ref_write};
+/* Blocks of 128 columns (ORRERY_MOM_CPU_BLOCK: 16 .. 2048, for measuring). */
+static const mom_kernels ref_kernels = {
+    "CPU",       128,         16,           2048,     1,          "ORRERY_MOM_CPU_BLOCK",
+    NULL,        NULL,        ref_open,    ref_close,    ref_fill, ref_to_single, ref_panel,
+    ref_swap,    ref_trsm,    ref_gemm,     ref_finish, ref_solve, ref_u_stats,
+    ref_inverse, ref_residual, ref_sums,    ref_add,  ref_copy,   ref_get,
+    ref_read,    ref_write};
+
+static orr_status open_reference(void *state, const mom_workunit *wu, const mom_problem *p,
+                                 mom_ctx **out, orr_error *err)
+{
+    return mom_device_open(&ref_kernels, state, wu, p, out, err);
+}
+
+const mom_ops mom_reference_ops = MOM_DEVICE_OPS(open_reference);
 
 orr_status mom_ops_of(orr_backend *be, mom_bound_ops *out, orr_error *err)
 {
