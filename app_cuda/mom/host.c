@@ -19,8 +19,9 @@
  * cudaDeviceScheduleBlockingSync). Every CUDA, cuBLAS and cuSOLVER return
  * code is checked: failures are ORR_ERR_DEVICE (BOINC's temporary exit)
  * where another try may work, else ORR_ERR_DEVICE_UNFIT (CUDA's by
- * orr_cuda_status, the libraries' by lib_status), device memory that
- * cannot hold the system ORR_ERR_NOMEM. */
+ * orr_cuda_status, the libraries' by lib_status); a system beyond the
+ * device's whole memory ORR_ERR_DEVICE_UNFIT, one beyond what is free now
+ * (held by another program) ORR_ERR_DEVICE. */
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 #include <cusolverDn.h>
@@ -462,7 +463,8 @@ static void cuda_close(mom_kern *c)
     free(c);
 }
 
-/* cudaMalloc; out of memory is the system not fitting (ORR_ERR_NOMEM). */
+/* cudaMalloc; out of memory within the device's size is memory held
+ * elsewhere now (ORR_ERR_DEVICE, temporary). */
 static orr_status dalloc(void **out, size_t bytes, const mom_kern *c, orr_error *err)
 {
     *out = NULL;
@@ -471,7 +473,7 @@ static orr_status dalloc(void **out, size_t bytes, const mom_kern *c, orr_error 
         cudaGetLastError();
         size_t free_bytes = 0, total = 0;
         cudaMemGetInfo(&free_bytes, &total);
-        return orr_fail(err, ORR_ERR_NOMEM,
+        return orr_fail(err, ORR_ERR_DEVICE,
                         "the %d x %d system needs about %.3g bytes of device memory; %zu bytes "
                         "(of %zu) could not be allocated",
                         c->n, c->n, device_bytes(c, 0) + DEVICE_MARGIN, bytes,
@@ -504,7 +506,7 @@ static orr_status setup(mom_kern *c, orr_error *err)
     TRY(cu(cudaMemGetInfo(&free_bytes, &total), "reading the free device memory", err));
     const double need = device_bytes(c, nnz) + DEVICE_MARGIN;
     if (need > (double)free_bytes)
-        return orr_fail(err, ORR_ERR_NOMEM,
+        return orr_fail(err, need > (double)total ? ORR_ERR_DEVICE_UNFIT : ORR_ERR_DEVICE,
                         "the %d x %d system needs %.0f bytes of device memory; the device has "
                         "%zu free (of %zu)",
                         n, n, need, free_bytes, total);

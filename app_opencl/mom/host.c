@@ -32,8 +32,10 @@
  * Waits go through the device layer's sleeping wait (ocl_wait_sleeping:
  * never a spinning clFinish). Every OpenCL and CLBlast return code is
  * checked: failures are classed by cl_status (BOINC's temporary exit, or
- * an error for what fails here every time), a system the device cannot
- * hold ORR_ERR_NOMEM, naming the bytes.
+ * an error for what fails here every time); a system beyond the device's
+ * memory or largest buffer is ORR_ERR_DEVICE_UNFIT, naming the bytes, and
+ * an allocation that fails within them (memory held elsewhere now)
+ * ORR_ERR_DEVICE.
  *
  * For measuring: ORRERY_MOM_OPENCL_BLOCK (the block), ORRERY_MOM_OPENCL_LANES
  * (work-items a row in the panel), ORRERY_MOM_OPENCL_PROFILE (the
@@ -722,7 +724,7 @@ static orr_status alloc(mom_kern *c, cl_mem *out, size_t bytes, orr_error *err)
     if (e == CL_MEM_OBJECT_ALLOCATION_FAILURE || e == CL_OUT_OF_RESOURCES ||
         e == CL_INVALID_BUFFER_SIZE) {
         *out = NULL;
-        return orr_fail(err, ORR_ERR_NOMEM,
+        return orr_fail(err, ORR_ERR_DEVICE,
                         "mom: OpenCL device %s could not allocate %zu bytes for the %d x %d system",
                         c->d->name, bytes, c->n, c->n);
     }
@@ -749,13 +751,13 @@ static orr_status check_memory(mom_kern *c, long nnz, orr_error *err)
     CL_TRY(clGetDeviceInfo(o->device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof one, &one, NULL),
            "reading the device's largest buffer");
     if ((double)c->n * c->n > INT_MAX)
-        return orr_fail(err, ORR_ERR_NOMEM,
+        return orr_fail(err, ORR_ERR_DEVICE_UNFIT,
                         "mom: %d unknowns: the OpenCL app's matrices hold at most 2^31 entries "
                         "(CLBlast indexes with 32-bit integers), 46340 unknowns", c->n);
     double largest;
     const double need = device_bytes(c, nnz, &largest);
     if (need > (double)global || largest > (double)one)
-        return orr_fail(err, ORR_ERR_NOMEM,
+        return orr_fail(err, ORR_ERR_DEVICE_UNFIT,
                         "mom: the %d x %d system needs %.0f bytes of device memory, %.0f in one "
                         "buffer; OpenCL device %s has %.0f, at most %.0f in one buffer",
                         c->n, c->n, need, largest, c->d->name, (double)global, (double)one);
@@ -869,7 +871,7 @@ static orr_status setup(mom_kern *c, int refine, orr_error *err)
     orr_status done = drain(c, 0, err);
     if (done != ORR_OK && err && strstr(err->message, "CL_MEM_OBJECT_ALLOCATION_FAILURE")) {
         double largest;
-        return orr_fail(err, ORR_ERR_NOMEM,
+        return orr_fail(err, ORR_ERR_DEVICE,
                         "mom: OpenCL device %s could not hold the %d x %d system (about %.0f bytes "
                         "of device memory)", c->d->name, n, n,
                         device_bytes(c, nnz, &largest));
