@@ -212,3 +212,8 @@ done:
     fclose(f);
     return s;
 }
+
+double orr_checkpoint_file_bytes(double payload)
+{
+    return HEADER_LEN + payload + 4;
+}
