@@ -15,13 +15,15 @@
 
 /* X(id, key, value, what): the per-unit limits (docs: README.md, "Limits
  * of a work unit"). The results limit is what orrery-validate reads
- * (workunits/validate.c's MAX_FD_BYTES; a test checks they agree). */
+ * (workunits/validate.c's MAX_FD_BYTES; a test checks they agree), the
+ * checkpoint's what checkpoint.c reads back: a larger one could never
+ * resume. Memory-sized checkpoints (the state) meet the host check first. */
 #define ORR_LIMIT_TABLE(X)                                                                        \
     X(ORR_LIMIT_RESULTS, "results_bytes", 1073741824.0,                                           \
       "the results file, bytes: what orrery-validate reads")                                     \
     X(ORR_LIMIT_NPY, "npy_bytes", 4294967296.0, "the .npy files of a run together, bytes")       \
-    X(ORR_LIMIT_CHECKPOINT, "checkpoint_bytes", 17179869184.0,                                    \
-      "the checkpoint file, bytes (written every few minutes)")                                  \
+    X(ORR_LIMIT_CHECKPOINT, "checkpoint_bytes", 1099511627776.0,                                  \
+      "the checkpoint's payload, bytes: what checkpoint.c reads back")                            \
     X(ORR_LIMIT_DIF_POINT, "diffraction_point_bytes", 8589934592.0,                               \
       "diffraction: the memory of one point of a batch, bytes")                                  \
     X(ORR_LIMIT_FDTD_PAINT, "fdtd_paint_cells", 4e9,                                              \
