@@ -21,6 +21,7 @@
 #include <zlib.h>
 
 #include "config.h"
+#include "cost.h"
 #include "io/io.h"
 
 #define MAGIC "ORRERYCK"
@@ -29,7 +30,7 @@
 /* A header claiming more is refused before anything is read (a file that
  * size must also exist: the size check below); the MoM kind's matrices
  * make checkpoints of several GiB (16 n^2 bytes: 1.6 GB at n = 10 000). */
-#define MAX_PAYLOAD ((uint64_t)1 << 40)
+#define MAX_PAYLOAD ((uint64_t)orr_limit(ORR_LIMIT_CHECKPOINT))   /* 2^40 */
 
 /* zlib's crc32 takes at most 4 GiB a call (uInt). */
 static uLong crc_of(const unsigned char *header, const unsigned char *payload, size_t size)
@@ -211,4 +212,9 @@ done:
     free(buf);
     fclose(f);
     return s;
+}
+
+double orr_checkpoint_file_bytes(double payload)
+{
+    return HEADER_LEN + payload + 4;
 }

@@ -26,4 +26,8 @@ orr_status orr_checkpoint_write(const char *path, const char *kind, uint64_t wor
 orr_status orr_checkpoint_read(const char *path, const char *kind, uint64_t workunit,
                                void **payload, size_t *size, orr_error *err);
 
+/* The bytes of the file that holds a payload of `payload` bytes: the
+ * header and the CRC trailer besides (--check's checkpoint_bytes). */
+double orr_checkpoint_file_bytes(double payload);
+
 #endif

@@ -11,6 +11,8 @@
 # grcwa into from PyPI. busybox and original-awk: two more awks that
 # tests/e2e/embed_cl_test.sh runs tools/embed-cl.sh under (beside Debian's
 # default mawk; gawk is left out on purpose, it would replace mawk as awk).
+# time: GNU time, whose peak RSS tests/e2e/check_sizes_test.sh compares
+# with --check's memory.
 set -e
 export DEBIAN_FRONTEND=noninteractive
 apt-get update
@@ -20,4 +22,4 @@ apt-get install -y --no-install-recommends \
     ocl-icd-opencl-dev opencl-headers pocl-opencl-icd libclblast-dev \
     boinc-client libxml2-utils libfftw3-dev libvkfft-dev \
     clang libclang-rt-14-dev \
-    python3-numpy python3-venv busybox original-awk
+    python3-numpy python3-venv busybox original-awk time

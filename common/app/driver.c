@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "cost.h"
 #include "io/io.h"
 #include "kind.h"
 #include "runtime/runtime.h"
@@ -21,7 +22,8 @@
 
 enum {
     OPT_DEVICE, OPT_PLATFORM, OPT_GPU_FREQUENCY, OPT_NON_RESPONSIVE, OPT_NTHREADS, OPT_CPU_PATH,
-    OPT_CHECKPOINT_PERIOD, OPT_NO_PROGRESS, OPT_HELP, OPT_VERSION
+    OPT_CHECKPOINT_PERIOD, OPT_NO_PROGRESS, OPT_HELP, OPT_VERSION,
+    OPT_LIMITS
 };
 
 /* Options of every kind: the backend request, the runtime's settings and
@@ -39,12 +41,15 @@ static const orr_option every_kind_options[] = {
      "CPU app: threads (default: BOINC's ncpus, or every core when run by hand)"},
     {NULL, "--cpu-path", NULL, "NAME", OPT_CPU_PATH, ORR_TEXT,
      "CPU app: scalar, sse2, avx2 or avx512 (default: the best this CPU runs)"},
-    {NULL, "--checkpoint-period", NULL, "SECONDS", OPT_CHECKPOINT_PERIOD, ORR_WHOLE(1, 86400),
-     "run by hand: checkpoint every SECONDS (default 300; under BOINC the volunteer's setting)"},
+    {NULL, "--checkpoint-period", NULL, "SECONDS", OPT_CHECKPOINT_PERIOD, ORR_WHOLE(0, 86400),
+     "run by hand: checkpoint every SECONDS (default 300; under BOINC the volunteer's setting; "
+     "0: at every step that can, for tests)"},
     {NULL, "--no-progress", NULL, NULL, OPT_NO_PROGRESS, ORR_TEXT,
      "no progress line on the terminal (it is shown only when run by hand)"},
     {"-h", "--help", NULL, NULL, OPT_HELP, ORR_TEXT, "show this help"},
     {"-V", "--version", NULL, NULL, OPT_VERSION, ORR_TEXT, "show the version"},
+    {NULL, "--limits", NULL, NULL, OPT_LIMITS, ORR_TEXT,
+     "print the limits every work unit must stay within (KEY VALUE lines)"},
 };
 
 /* The parsed command line: the kind, its own options and everyone's. */
@@ -52,8 +57,8 @@ typedef struct {
     const orr_kind *kind;
     void *opts;                       /* kind->options_size bytes */
     orr_backend_request request;
-    int checkpoint_period;            /* 0: not given */
-    int no_progress, help, version;
+    int checkpoint_period;            /* -1: not given */
+    int no_progress, help, version, limits;
     const char *last_option;          /* the latest option word, for messages */
 } command;
 
@@ -152,6 +157,7 @@ static void apply_every_kind_option(command *c, const orr_option *o, const orr_o
     case OPT_NO_PROGRESS: c->no_progress = 1; break;
     case OPT_HELP: c->help = 1; break;
     case OPT_VERSION: c->version = 1; break;
+    case OPT_LIMITS: c->limits = 1; break;
     }
 }
 
@@ -252,6 +258,7 @@ static orr_status parse_command(int argc, char **argv, command *c, orr_error *er
     memset(c, 0, sizeof *c);
     c->request.device = -1;
     c->request.platform = -1;
+    c->checkpoint_period = -1;
     orr_status s = pick_kind(argc, argv, &i, &c->kind, err);
     if (s != ORR_OK)
         return s;
@@ -262,8 +269,8 @@ static orr_status parse_command(int argc, char **argv, command *c, orr_error *er
         c->kind->defaults(c->opts);
     for (; s == ORR_OK && i < argc; i++)
         s = parse_word(c, argc, argv, &i, err);
-    /* --help and --version need no complete command line */
-    if (s == ORR_OK && c->kind->parsed && !c->help && !c->version)
+    /* --help, --version and --limits need no complete command line */
+    if (s == ORR_OK && c->kind->parsed && !c->help && !c->version && !c->limits)
         s = c->kind->parsed(c->opts, err);
     return s;
 }
@@ -354,6 +361,8 @@ int orr_main(int argc, char **argv, const orr_app_info *app)
         print_usage(stdout, app->program);
     } else if (c.version) {
         printf("%s (Orrery) %s\n", app->program, PACKAGE_VERSION);
+    } else if (c.limits) {
+        orr_limits_print(stdout);
     } else {
         const orr_run_mode mode = c.kind->mode ? c.kind->mode(c.opts) : ORR_RUN_WORK_UNIT;
         rc = mode == ORR_RUN_WORK_UNIT ? run_work_unit(&c, app) : run_tool(&c, mode, app);

@@ -112,7 +112,7 @@ typedef struct {
     size_t unknowns;       /* nz * n_modes, complex, per point */
     int n_points;
     double matvec_flops;   /* one product, estimated (docs section 5) */
-    double point_bytes;    /* per point in a batch: the solver's vectors and scratch */
+    double point_bytes;    /* per point in a batch: the solver's vectors, spectra, tables */
 } dif_setup;
 
 orr_status dif_setup_init(const dif_workunit *wu, dif_setup *s, orr_error *err);
@@ -141,8 +141,10 @@ typedef struct {
 orr_status dif_point_init(const dif_workunit *wu, const dif_setup *s, int p, dif_point *pt,
                           orr_error *err);
 void dif_point_free(dif_point *pt);
-/* One point's Rayleigh check alone (plan runs it on every point first). */
-orr_status dif_point_check(const dif_workunit *wu, const dif_setup *s, int p, orr_error *err);
+/* One point's Rayleigh check alone (plan runs it on every point first);
+ * *line_bytes (NULL: not wanted) the bound of its results line. */
+orr_status dif_point_check(const dif_workunit *wu, const dif_setup *s, int p, double *line_bytes,
+                           orr_error *err);
 
 /* The shapes' Fourier coefficients (p, q), |p| < kx, |q| < ky, of every
  * slice, made once a work unit: they do not depend on the wavelength, and

@@ -8,10 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../checkpoint.h"
+#include "../cost.h"
 #include "../runtime/runtime.h"
 
 #define PAYLOAD_VERSION 1
-#define DIF_MAX_POINT_BYTES (8.0 * 1024 * 1024 * 1024)
 #define DIF_BATCH_BYTES (2.0 * 1024 * 1024 * 1024)   /* what a batch may take by default */
 #define DIF_MAX_BATCH 256
 
@@ -222,10 +223,52 @@ orr_status dif_job_restore(void *p, const void *payload, size_t size, const char
 
 /* ---- plan ---- */
 
+/* The cost in cost.h's shape: the batch's points (setup.c's point_bytes:
+ * vectors, spectra, tables), the threads' convolution scratch (at most
+ * DIF_NOMINAL_LANES: the host's threads are not known on the server), the
+ * results kept for the report (the payload: every point's numbers and R, T
+ * of every order), the shapes' coefficients; the table's lines as
+ * dif_point_line_bytes bounds them; .npy r00 (complex), R and T. */
+#define DIF_NOMINAL_LANES 16
+#define DIF_NOMINAL_ITERATIONS 100   /* the flop estimate's iterations a point (section 5) */
+#define NPY_HEAD 128.0
+
+static void unit_cost(const dif_cli *opt, const dif_workunit *wu, const dif_setup *s, int cap,
+                      double lines, orr_unit_cost *c)
+{
+    const double np = s->n_points, nm = s->n_modes, u = (double)s->unknowns;
+    const double grid = (double)s->fft_x * s->fft_y, lanes = fmin(cap, DIF_NOMINAL_LANES);
+    const int gmres = wu->solver.method == DIF_GMRES;
+    double shapes = 0;
+    for (int l = 0; l < wu->n_layers; l++)
+        shapes += (double)wu->layers[l].slices * wu->layers[l].n_shapes;
+    const double contrast = shapes * (2.0 * s->kx - 1) * (2.0 * s->ky - 1) * 16;
+    const double fixed = np * (sizeof(dif_point_result) + 2 * nm * sizeof(double)) +
+                         cap * sizeof(dif_solve_state) + sizeof(dif_ckpt_head);
+    memset(c, 0, sizeof *c);
+    /* a batch's spectra are one a wavelength (the points run wavelength-major) */
+    const double per_lambda = (double)wu->n_theta * wu->n_phi;
+    const double spectra = fmin(cap, ceil((cap - 1) / per_lambda) + 1) * s->nz * grid * 16;
+    c->host_bytes = ORR_PROCESS_BYTES + cap * (s->point_bytes - s->nz * grid * 16) + spectra +
+                    lanes * 16 * (grid + u) + fixed + contrast + 32 * u;
+    c->device_bytes = cap * 16.0 * ((gmres ? DIF_VBASIS + wu->solver.restart + 1 : DIF_VBASIS) * u +
+                                    s->nz * grid) + contrast;
+    c->results_bytes = dif_header_bytes(wu) + lines + 16 + 3 * log10(np + 1);
+    if (opt->job.npy)
+        c->npy_bytes = 3 * NPY_HEAD + np * 16 + 2 * np * nm * 8;
+    c->checkpoint_bytes = orr_checkpoint_file_bytes(fixed + cap * (gmres ? 1.0 : DIF_BICGSTAB_SAVED) *
+                                                                u * 16);
+    c->flops = np * 2 * DIF_NOMINAL_ITERATIONS * s->matvec_flops;
+    snprintf(c->sizes, sizeof c->sizes, "%d points of %d slices x %d orders, batches of %d%s", s->n_points,
+             s->nz, s->n_modes, cap, gmres ? ", GMRES" : "");
+}
+
+static int batch_capacity(const dif_cli *opt, const dif_setup *s);
+
 /* Read, size and check the work unit: every point's orders (Rayleigh),
- * the memory one point needs. */
+ * the memory one point needs, the cost against the limits and the host. */
 static orr_status load_work_unit(const dif_cli *opt, dif_workunit *wu, dif_setup *s,
-                                 orr_error *err)
+                                 orr_unit_cost *cost, orr_error *err)
 {
     char path[4096];
     orr_runtime_resolve(opt->job.wu_file, path, sizeof path);
@@ -234,14 +277,24 @@ static orr_status load_work_unit(const dif_cli *opt, dif_workunit *wu, dif_setup
         return st;
     if ((st = dif_setup_init(wu, s, err)) != ORR_OK)
         return st;
-    if (s->point_bytes > DIF_MAX_POINT_BYTES)
+    if (s->point_bytes > orr_limit(ORR_LIMIT_DIF_POINT))
         return orr_fail(err, ORR_ERR_INPUT,
-                        "%s: one point needs %.3g bytes (%d slices x %d orders, grid %d x %d); "
-                        "at most %.3g", path, s->point_bytes, s->nz, s->n_modes, s->fft_x,
-                        s->fft_y, DIF_MAX_POINT_BYTES);
-    for (int p = 0; st == ORR_OK && p < s->n_points; p++)
-        st = dif_point_check(wu, s, p, err);
-    return st;
+                        "%s: one point needs %.3g bytes (%d slices x %d orders, grid %d x %d%s); "
+                        "at most %.3g (diffraction_point_bytes, orrery --limits)", path,
+                        s->point_bytes, s->nz, s->n_modes, s->fft_x, s->fft_y,
+                        wu->solver.method == DIF_GMRES ? ", GMRES's basis" : "",
+                        orr_limit(ORR_LIMIT_DIF_POINT));
+    double lines = 0;
+    for (int p = 0; st == ORR_OK && p < s->n_points; p++) {
+        double line = 0;
+        st = dif_point_check(wu, s, p, &line, err);
+        lines += line;
+    }
+    if (st != ORR_OK)
+        return st;
+    unit_cost(opt, wu, s, batch_capacity(opt, s), lines, cost);
+    st = orr_cost_limits(cost, path, err);
+    return st == ORR_OK ? orr_cost_host_fits(cost, path, err) : st;
 }
 
 /* The results and, with --npy, its three arrays: checked before any work. */
@@ -329,7 +382,7 @@ orr_status dif_job_plan(const void *opts, orr_backend *be, void **out, orr_error
     job->be = be;
     orr_status s = check_outputs(job->opt, err);
     if (s == ORR_OK)
-        s = load_work_unit(job->opt, &job->wu, &job->s, err);
+        s = load_work_unit(job->opt, &job->wu, &job->s, &job->cost, err);
     if (s == ORR_OK)
         s = dif_ops_of(be, &job->ops, err);
     if (s == ORR_OK) {
@@ -426,20 +479,14 @@ orr_status dif_job_report(void *p, orr_error *err)
 
 /* ---- --check ---- */
 
-/* A nominal iteration count for the flop estimate: BiCGStab takes two
- * products an iteration; scatterometry targets typically converge in
- * tens of iterations (the bound's margin covers the rest). */
-#define DIF_NOMINAL_ITERATIONS 100
-
 orr_status dif_check_tool(const dif_cli *opt, orr_error *err)
 {
     dif_workunit wu;
     dif_setup s;
+    orr_unit_cost cost;
     memset(&s, 0, sizeof s);
-    orr_status st = load_work_unit(opt, &wu, &s, err);
+    orr_status st = load_work_unit(opt, &wu, &s, &cost, err);
     if (st == ORR_OK) {
-        const double flops = (double)s.n_points * 2 * DIF_NOMINAL_ITERATIONS * s.matvec_flops;
-        const int cap = batch_capacity(opt, &s);
         printf("points %d\n", s.n_points);
         printf("orders_x %d\norders_y %d\nmodes %d\n", s.kx, s.ky, s.n_modes);
         printf("slices %d\nlayers %d\n", s.nz, s.n_layers);
@@ -448,8 +495,8 @@ orr_status dif_check_tool(const dif_cli *opt, orr_error *err)
         for (int i = 0; i < wu.n_params; i++)
             printf("parameter %s %s\n", wu.param_name[i], wu.param_text[i]);
         printf("matvec_flops %.6e\n", s.matvec_flops);
-        printf("rsc_fpops_est %.6e\n", flops);
-        printf("memory_bytes %.6e\n", s.point_bytes * cap + 64e6);
+        printf("memory_bytes %.6e\n", cost.host_bytes);
+        orr_cost_print(stdout, &cost);
     }
     dif_setup_free(&s);
     dif_workunit_free(&wu);   /* safe after a failed load: it is zeroed then */

@@ -3,6 +3,7 @@
 #ifndef ORRERY_DIFFRACTION_JOB_H
 #define ORRERY_DIFFRACTION_JOB_H
 
+#include "../cost.h"
 #include "../io/io.h"
 #include "../kind.h"
 #include "report.h"
@@ -52,6 +53,7 @@ typedef struct {
     dif_contrast contrast;    /* the shapes' coefficients, made once */
     int started;
     double t0;
+    orr_unit_cost cost;       /* what plan checked the limits on (--check prints it) */
 } dif_job;
 
 /* Tables and contrast spectra of points first..first+n-1 into the job's

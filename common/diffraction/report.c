@@ -79,6 +79,43 @@ void dif_write_header(FILE *f, const dif_workunit *wu, const dif_setup *s, const
                "R_total T_total absorbed n_orders (m n R T)...\n");
 }
 
+/* The widest a %.17g double prints ("-1.2345678901234567e-100"), and
+ * what the others print exactly. */
+#define DIF_VALUE_BYTES 24
+
+static double width_g(double v)
+{
+    char b[64];
+    return snprintf(b, sizeof b, "%.17g", v);
+}
+
+static double width_d(long v)
+{
+    char b[32];
+    return snprintf(b, sizeof b, "%ld", v);
+}
+
+double dif_point_line_bytes(const dif_workunit *wu, const dif_setup *s, int p, const dif_point *pt)
+{
+    double lambda, theta, phi;
+    dif_point_angles(wu, p, &lambda, &theta, &phi);
+    /* "point P L T F not_converged ITERATIONS" and seven values, the count */
+    const int lossy = cimag(pt->eps2) != 0;   /* T_total and absorbed "nan" */
+    double n = 6 + width_d(p) + width_g(lambda) + width_g(theta) + width_g(phi) + 13 +
+               width_d(wu->solver.max_iterations) + (lossy ? 5.0 : 7.0) * (1 + DIF_VALUE_BYTES) +
+               (lossy ? 8 : 0) + 1 + width_d(s->n_modes) + 1;
+    for (int q = 0; q < s->n_modes; q++)
+        if (propagates_up(pt, q) || propagates_down(pt, q))
+            n += 4 + width_d(q % s->kx - wu->mx) + width_d(q / s->kx - wu->my) + DIF_VALUE_BYTES - 1 +
+                 (lossy ? 3 : DIF_VALUE_BYTES - 1);   /* R, T >= 0: no sign */
+    return n;
+}
+
+double dif_header_bytes(const dif_workunit *wu)
+{
+    return 512 + wu->n_params * (13.0 + DIF_NAME_LEN + 64) + 32;
+}
+
 void dif_write_point(FILE *f, const dif_workunit *wu, const dif_setup *s, int p,
                      const dif_point_result *res, const double *R, const double *T)
 {

@@ -14,6 +14,11 @@ void dif_point_outputs(const dif_setup *s, const dif_point *pt, const double com
 /* work_unit: the work unit file's FNV-1a 64 hash (the same from every backend). */
 void dif_write_header(FILE *f, const dif_workunit *wu, const dif_setup *s, const char *backend,
                       uint64_t work_unit);
+/* At most the bytes dif_write_point writes for point p, whose wave
+ * numbers pt holds (the orders it lists are those that propagate). */
+double dif_point_line_bytes(const dif_workunit *wu, const dif_setup *s, int p, const dif_point *pt);
+/* At most the bytes of the header and the end line. */
+double dif_header_bytes(const dif_workunit *wu);
 void dif_write_point(FILE *f, const dif_workunit *wu, const dif_setup *s, int p,
                      const dif_point_result *res, const double *R, const double *T);
 

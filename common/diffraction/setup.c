@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report.h"
+#include "solver.h"
 #include "zop.h"
 
 /* Above this, e^{|Im kz| h} would come near overflow: use the forms that
@@ -32,13 +34,24 @@ void dif_point_angles(const dif_workunit *wu, int p, double *lambda, double *the
     *lambda = wu->wavelengths[p / wu->n_theta];
 }
 
-static void setup_costs(dif_setup *s)
+static void setup_costs(const dif_workunit *wu, dif_setup *s)
 {
     const double grid = (double)s->fft_x * s->fft_y;
     const double fft = 5.0 * grid * log2(grid);          /* one complex FFT */
     s->matvec_flops = s->nz * (2 * fft + 6 * grid) + 40.0 * s->unknowns;
-    /* the solver's vectors (up to 10), the padded grids of every slice */
-    s->point_bytes = 16.0 * (10.0 * (double)s->unknowns + s->nz * grid);
+    /* The solver's vectors (solver.c: BiCGStab's eight slots; GMRES(m)'s
+     * three and its basis of m + 1) with those a checkpoint saves, or,
+     * while one is restored, the saved ones three times (read, copied
+     * into the payload, written back to the solver: its other slots are
+     * filled only after the read copy is freed); the contrast spectra of
+     * every slice, the point's z tables and GMRES's Hessenberg matrix. */
+    const int gmres = wu->solver.method == DIF_GMRES;
+    const double m = wu->solver.restart;
+    const double vectors = gmres ? DIF_VBASIS + m + 1 : DIF_VBASIS;
+    const double saved = gmres ? 1 : DIF_BICGSTAB_SAVED;
+    const double tables = (double)s->n_modes * (2 + DIF_MODE_TABLE + s->n_layers * DIF_LAYER_TABLE);
+    s->point_bytes = 16.0 * (fmax(vectors + saved, 3 * saved) * (double)s->unknowns + s->nz * grid + tables +
+                             (gmres ? (m + 1) * (m + 3) : 0));
 }
 
 orr_status dif_setup_init(const dif_workunit *wu, dif_setup *s, orr_error *err)
@@ -76,7 +89,7 @@ orr_status dif_setup_init(const dif_workunit *wu, dif_setup *s, orr_error *err)
     s->height = z;
     s->unknowns = (size_t)s->nz * s->n_modes;
     s->n_points = wu->n_wavelengths * wu->n_theta * wu->n_phi;
-    setup_costs(s);
+    setup_costs(wu, s);
     return ORR_OK;
 }
 
@@ -233,12 +246,15 @@ orr_status dif_point_init(const dif_workunit *wu, const dif_setup *s, int p, dif
     return ORR_OK;
 }
 
-orr_status dif_point_check(const dif_workunit *wu, const dif_setup *s, int p, orr_error *err)
+orr_status dif_point_check(const dif_workunit *wu, const dif_setup *s, int p, double *line_bytes,
+                           orr_error *err)
 {
     dif_point pt;
     orr_status st = point_alloc(s, 0, &pt, err);
     if (st == ORR_OK)
         st = point_waves(wu, s, p, &pt, err);
+    if (st == ORR_OK && line_bytes)
+        *line_bytes = dif_point_line_bytes(wu, s, p, &pt);
     dif_point_free(&pt);
     return st;
 }

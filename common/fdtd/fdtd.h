@@ -199,6 +199,10 @@ typedef struct {
 } fdtd_setup;
 
 orr_status fdtd_setup_init(const fdtd_workunit *wu, fdtd_setup *s, orr_error *err);
+/* The cells painting the regions tests (their bounding boxes within the
+ * grid, together), from the region list alone: plan bounds it before
+ * fdtd_setup_init paints. */
+double fdtd_paint_cells(const fdtd_workunit *wu);
 /* J(n) for a step n <= n_source (the cell is set to -J(n)). */
 static inline double fdtd_source_value(const fdtd_setup *s, long n)
 {

@@ -1,10 +1,14 @@
 /* The FDTD job: plan (the work unit read, sized and refused up front when
  * it cannot fit), the checkpoint (every state array compressed with zlib,
  * the series so far) and its validated restore, and --check. */
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
 
+#include "../checkpoint.h"
+#include "../cost.h"
 #include "../io/io.h"
 #include "../runtime/runtime.h"
 #include "job.h"
@@ -13,32 +17,75 @@
 
 /* ---- plan ---- */
 
-/* What the run holds in host memory: the state (on a GPU, a copy only
- * while a checkpoint is packed), tables, the series and the packed
- * checkpoint (at worst the state again: zlib never grows it by more than
- * its bound). */
-static double host_bytes(const fdtd_setup *s, const fdtd_workunit *wu, int on_host)
+/* Digits of 1..n together: the series lines' step numbers. */
+static double digits_upto(long n)
 {
-    const double series = (double)wu->steps * s->n_probes * sizeof(double);
-    return (on_host ? s->state_bytes : 0) + s->map_bytes + series + 1.01 * s->state_bytes + 64e6;
+    double d = 0;
+    for (long lo = 1, w = 1; lo <= n; lo *= 10, w++)
+        d += (double)w * ((n < lo * 10 - 1 ? n : lo * 10 - 1) - lo + 1);
+    return d;
+}
+
+static double packed_bound(double n)   /* zlib's compressBound */
+{
+    return n + floor(n / 4096) + floor(n / 16384) + floor(n / 33554432) + 13;
+}
+
+/* The cost in cost.h's shape. Host memory: the state (on a GPU only while
+ * a checkpoint is packed or restored), the maps and tables, the series
+ * and energies, and a checkpoint's payload (the series and the state
+ * packed, at worst no smaller) with one field raw beside it: packing
+ * and restoring hold the same. The results: a series line a step (a
+ * value %.17g, or %.9g in single precision, at most 24 or 15 bytes), the
+ * energy and norm lines, the head. */
+static void unit_cost(const fdtd_workunit *wu, const fdtd_setup *s, orr_unit_cost *c)
+{
+    const double steps = wu->steps, np = s->n_probes, n_energy = fdtd_energy_count(wu, wu->steps);
+    const double series = steps * np * sizeof(double) + n_energy * sizeof(double);
+    const double value = s->real_bytes == 4 ? 15 : 24;
+    double packed = sizeof(fdtd_ckpt_head) + series;
+    for (int a = 0; a < s->n_arrays; a++)
+        packed += packed_bound((double)s->array_len[a] * s->real_bytes);
+    memset(c, 0, sizeof *c);
+    c->host_bytes = ORR_PROCESS_BYTES + s->state_bytes + s->map_bytes + series + packed +
+                    (double)s->cells * s->real_bytes;
+    c->device_bytes = s->state_bytes + s->map_bytes + steps * np * s->real_bytes;
+    c->results_bytes = 4096 + wu->n_params * (7.0 + FDTD_NAME_LEN + 64) + np * 40 +
+                       steps * (8 + np * (1 + value)) + digits_upto(wu->steps) +
+                       n_energy * (9 + 10 + 25) + 6 * 60;
+    if (wu->snapshot) {
+        const int d = wu->snapshot_every;
+        c->npy_bytes = 128 + (double)((s->n[0] + d - 1) / d) * ((s->n[1] + d - 1) / d) *
+                                 ((s->n[2] + d - 1) / d) * s->real_bytes;
+    }
+    c->checkpoint_bytes = orr_checkpoint_file_bytes(packed);
+    c->flops = s->flops_per_step * steps;
+    snprintf(c->sizes, sizeof c->sizes, "%d x %d x %d cells, %ld steps x %d probe%s", s->n[0], s->n[1],
+             s->n[2], wu->steps, s->n_probes, s->n_probes == 1 ? "" : "s");
 }
 
 static orr_status load_work_unit(const fdtd_cli *opt, fdtd_workunit *wu, fdtd_setup *s,
-                                 orr_error *err)
+                                 orr_unit_cost *cost, orr_error *err)
 {
     char path[4096];
     orr_runtime_resolve(opt->job.wu_file, path, sizeof path);
     orr_status st = fdtd_workunit_load(path, wu, err);
-    if (st == ORR_OK)
-        st = fdtd_setup_init(wu, s, err);
     if (st != ORR_OK)
         return st;
-    const double need = host_bytes(s, wu, 1), have = orr_host_memory();
-    if (have > 0 && need > have)
-        return orr_fail(err, ORR_ERR_NOMEM,
-                        "%s: the grid of %d x %d x %d cells needs %.0f bytes of memory; this host "
-                        "has %.0f", path, s->n[0], s->n[1], s->n[2], need, have);
-    return ORR_OK;
+    /* painting is one call, neither checkpointed nor suspended: bounded
+     * before it starts */
+    const double paint = fdtd_paint_cells(wu);
+    if (paint > orr_limit(ORR_LIMIT_FDTD_PAINT))
+        return orr_fail(err, ORR_ERR_INPUT,
+                        "%s: the %d regions' bounding boxes cover %.3g cells together, more than "
+                        "the limit of %.3g a work unit (fdtd_paint_cells, orrery --limits): fewer "
+                        "or smaller regions", path, wu->n_regions, paint,
+                        orr_limit(ORR_LIMIT_FDTD_PAINT));
+    if ((st = fdtd_setup_init(wu, s, err)) != ORR_OK)
+        return st;
+    unit_cost(wu, s, cost);
+    st = orr_cost_limits(cost, path, err);
+    return st == ORR_OK ? orr_cost_host_fits(cost, path, err) : st;
 }
 
 /* The results and the snapshot, if the work unit asks for one: checked
@@ -59,7 +106,7 @@ orr_status fdtd_job_plan(const void *opts, orr_backend *be, void **out, orr_erro
         return orr_fail(err, ORR_ERR_NOMEM, "out of memory");
     job->opt = opts;
     job->be = be;
-    orr_status st = load_work_unit(job->opt, &job->wu, &job->s, err);
+    orr_status st = load_work_unit(job->opt, &job->wu, &job->s, &job->cost, err);
     if (st == ORR_OK)
         st = check_outputs(job->opt, &job->wu, err);
     if (st == ORR_OK)
@@ -122,6 +169,9 @@ orr_status fdtd_job_pack(fdtd_job *job, orr_error *err)
 {
     const fdtd_setup *s = &job->s;
     size_t room = fixed_bytes(job, job->done, job->n_energy), raw_max = 0;
+    free(job->payload);   /* first: the old and the new payload would hold the state twice */
+    job->payload = NULL;
+    job->payload_size = 0;
     for (int a = 0; a < s->n_arrays; a++) {
         room += compressBound(s->array_len[a] * (uLong)s->real_bytes);
         raw_max = s->array_len[a] * (size_t)s->real_bytes > raw_max ? s->array_len[a] * (size_t)s->real_bytes : raw_max;
@@ -264,22 +314,24 @@ orr_status fdtd_check_tool(const fdtd_cli *opt, orr_error *err)
 {
     fdtd_workunit wu;
     fdtd_setup s;
+    orr_unit_cost cost;
     memset(&wu, 0, sizeof wu);
     memset(&s, 0, sizeof s);
-    orr_status st = load_work_unit(opt, &wu, &s, err);
+    orr_status st = load_work_unit(opt, &wu, &s, &cost, err);
     if (st == ORR_OK) {
         printf("cells %.0f\n", (double)s.n[0] * s.n[1] * s.n[2]);
         printf("padded_cells %zu\n", s.cells);
         printf("steps %ld\n", wu.steps);
         printf("dt %.17g\n", s.dt);
-        printf("bytes %.0f\n", host_bytes(&s, &wu, 1));
-        printf("flops %.6e\n", s.flops_per_step * wu.steps);
+        printf("bytes %.0f\n", cost.host_bytes);
+        printf("flops %.6e\n", cost.flops);
         printf("probes %d\n", s.n_probes);
         printf("arithmetic %s\n", wu.arithmetic == FDTD_FAST ? "fast" : "faithful");
         printf("precision %s\n", wu.precision == FDTD_SINGLE ? "single" : "double");
         printf("boundary %s\n", wu.boundary == FDTD_CPML ? "cpml" : wu.boundary == FDTD_PEC ? "pec" : "thesis");
         for (int i = 0; i < wu.n_params; i++)
             printf("parameter %s %s\n", wu.param_name[i], wu.param_text[i]);
+        orr_cost_print(stdout, &cost);
     }
     fdtd_setup_free(&s);
     fdtd_workunit_free(&wu);

@@ -3,6 +3,7 @@
 #ifndef ORRERY_FDTD_JOB_H
 #define ORRERY_FDTD_JOB_H
 
+#include "../cost.h"
 #include "../kind.h"
 #include "ops.h"
 
@@ -42,6 +43,7 @@ typedef struct {
     int chunk;             /* steps a call */
     unsigned char *payload;
     size_t payload_size;
+    orr_unit_cost cost;    /* what plan checked the limits on (--check prints it) */
 } fdtd_job;
 
 orr_status fdtd_job_plan(const void *opts, orr_backend *be, void **job, orr_error *err);

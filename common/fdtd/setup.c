@@ -45,17 +45,56 @@ static int cell_in_region(const fdtd_workunit *wu, const fdtd_region *r, long I,
     return q <= r->radius * r->radius;
 }
 
+/* The cells I = lo..hi (of 1..n + 1) along axis a whose centres can lie
+ * in [a0, a1] metres: (I - 1/2) d in it, widened by a cell each way (the
+ * test itself decides), empty when lo > hi. */
+static void axis_range(double a0, double a1, double d, int n, long *lo, long *hi)
+{
+    const double f = floor(a0 / d + 0.5) - 1, l = ceil(a1 / d + 0.5) + 1;
+    *lo = f < 1 ? 1 : f > n + 1 ? n + 2 : (long)f;
+    *hi = l > n + 1 ? n + 1 : l < 1 ? 0 : (long)l;
+}
+
+/* A region's bounding box in cells; 0 when it holds none. */
+static double region_box(const fdtd_workunit *wu, const fdtd_region *r, long lo[3], long hi[3])
+{
+    double cells = 1;
+    for (int a = 0; a < 3; a++) {
+        const double a0 = r->kind == FDTD_BOX ? r->lo[a] : r->centre[a] - r->radius;
+        const double a1 = r->kind == FDTD_BOX ? r->hi[a] : r->centre[a] + r->radius;
+        axis_range(a0, a1, wu->d[a], wu->n[a], &lo[a], &hi[a]);
+        cells *= hi[a] >= lo[a] ? (double)(hi[a] - lo[a] + 1) : 0;
+    }
+    return cells;
+}
+
+double fdtd_paint_cells(const fdtd_workunit *wu)
+{
+    double cells = 0;
+    long lo[3], hi[3];
+    for (int r = 0; r < wu->n_regions; r++)
+        cells += region_box(wu, &wu->regions[r], lo, hi);
+    return cells;
+}
+
+/* Each region tests only the cells of its bounding box: painting costs
+ * fdtd_paint_cells tests, which plan bounds (ORR_LIMIT_FDTD_PAINT), not
+ * regions x cells. */
 static unsigned char *paint_cells(const fdtd_workunit *wu, const fdtd_setup *s)
 {
     unsigned char *m = calloc(s->cells, 1);
     if (!m)
         return NULL;
-    for (int r = 0; r < wu->n_regions; r++)
-        for (long K = 1; K < s->sz; K++)
-            for (long J = 1; J < s->sy; J++)
-                for (long I = 1; I < s->sx; I++)
+    for (int r = 0; r < wu->n_regions; r++) {
+        long lo[3], hi[3];
+        if (region_box(wu, &wu->regions[r], lo, hi) == 0)
+            continue;
+        for (long K = lo[2]; K <= hi[2]; K++)
+            for (long J = lo[1]; J <= hi[1]; J++)
+                for (long I = lo[0]; I <= hi[0]; I++)
                     if (cell_in_region(wu, &wu->regions[r], I, J, K))
                         m[I + s->sx * (J + s->sy * K)] = (unsigned char)(wu->regions[r].material + 1);
+    }
     return m;
 }
 

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../checkpoint.h"
+#include "../cost.h"
 #include "../runtime/runtime.h"
 #include "job.h"
 
@@ -13,11 +15,52 @@
 
 /* ---- plan ---- */
 
-/* The run's host memory: the reference's system, a checkpoint's copy of
- * it, the currents. */
-static double host_bytes(const mom_workunit *wu, int n)
+/* The work generator's model (workunits/mom/orrery-wugen-mom): a matrix
+ * entry (a Hankel function) costs about 300 flops, measured, and the
+ * process, OpenBLAS and the checkpoints about 1e10. */
+#define MOM_FILL_FLOPS 300
+#define MOM_START_FLOPS 1e10
+#define MOM_LIBRARY_BYTES 8e6   /* OpenBLAS's buffers, measured beside the process's */
+/* sigma / lambda > 0 and its dB with %.17g: each at most 23 bytes, but
+ * not both (s in exponent form makes |dB| >= 40, at most 19 bytes; a dB
+ * in exponent form needs s near 1, 18): 43 the pair with a blank */
+#define MOM_VALUE_BYTES 43
+
+static double width_g(double v)
 {
-    return 2 * mom_reference_bytes(wu, n) + (double)n * wu->n_incidence * 16 + 64e6;
+    char b[64];
+    return snprintf(b, sizeof b, "%.17g", v);
+}
+
+static double solver_flops(const mom_workunit *wu, int n);
+
+/* The cost in cost.h's shape. Host memory: the reference's state twice
+ * (its copy in a checkpoint's payload, or the payload read back while
+ * it is restored) and the currents. The results: the head (at most 16
+ * kB: 32 params and the warning) and an echo line an incidence and echo
+ * angle, the angles as they print. */
+static void unit_cost(const mom_workunit *wu, int n, orr_unit_cost *c)
+{
+    const double nrhs = wu->n_incidence, necho = wu->n_echo;
+    double state = sizeof(mom_ckpt_head), angles = 0;
+    for (int s = 0; s < MOM_N_STATES; s++)
+        state += mom_state_size(n, wu->n_incidence, mom_factors_single(wu), (mom_state)s);
+    for (int i = 0; i < wu->n_incidence; i++)
+        angles += necho * width_g(wu->incidence[i]);
+    for (int a = 0; a < wu->n_echo; a++)
+        angles += nrhs * width_g(wu->echo[a]);
+    memset(c, 0, sizeof *c);
+    c->host_bytes = ORR_PROCESS_BYTES + MOM_LIBRARY_BYTES + 2 * mom_reference_bytes(wu, n) +
+                    (double)n * nrhs * 16;
+    c->device_bytes = mom_reference_bytes(wu, n);
+    c->results_bytes = 16384 + angles + nrhs * necho * (5 + 3 + MOM_VALUE_BYTES);
+    if (wu->current_every)
+        c->npy_bytes = 128 + (double)((n + wu->current_every - 1) / wu->current_every) *
+                                 (2 + 2 * nrhs) * 8;
+    c->checkpoint_bytes = orr_checkpoint_file_bytes(state);
+    c->flops = solver_flops(wu, n) + MOM_FILL_FLOPS * (double)n * n + MOM_START_FLOPS;
+    snprintf(c->sizes, sizeof c->sizes, "%d unknowns, %d incidence x %d echo angles", n,
+             wu->n_incidence, wu->n_echo);
 }
 
 /* Real flops of the solver's pipeline (docs/mom.md section 4). */
@@ -40,7 +83,7 @@ static orr_status count_unknowns(const mom_workunit *wu, int *n, orr_error *err)
 }
 
 static orr_status load_work_unit(const mom_cli *opt, mom_workunit *wu, mom_problem *p,
-                                 orr_error *err)
+                                 orr_unit_cost *cost, orr_error *err)
 {
     char path[4096];
     int n = 0;
@@ -52,12 +95,11 @@ static orr_status load_work_unit(const mom_cli *opt, mom_workunit *wu, mom_probl
         st = count_unknowns(wu, &n, err);
     if (st != ORR_OK)
         return st;
-    const double need = host_bytes(wu, n), have = orr_host_memory();
-    if (have > 0 && need > have)
-        return orr_fail(err, ORR_ERR_NOMEM,
-                        "%s: %d unknowns need %.0f bytes of memory; this host has %.0f", path, n,
-                        need, have);
-    return mom_problem_init(wu, p, err);
+    unit_cost(wu, n, cost);
+    st = orr_cost_limits(cost, path, err);
+    if (st == ORR_OK)
+        st = orr_cost_host_fits(cost, path, err);
+    return st == ORR_OK ? mom_problem_init(wu, p, err) : st;
 }
 
 /* The circle's interior resonances: a zero of some J_n within
@@ -117,7 +159,7 @@ orr_status mom_job_plan(const void *opts, orr_backend *be, void **out, orr_error
         return orr_fail(err, ORR_ERR_NOMEM, "out of memory");
     job->opt = opts;
     job->be = be;
-    orr_status st = load_work_unit(job->opt, &job->wu, &job->p, err);
+    orr_status st = load_work_unit(job->opt, &job->wu, &job->p, &job->cost, err);
     if (st == ORR_OK)
         st = check_outputs(job->opt, &job->wu, err);
     if (st == ORR_OK)
@@ -179,6 +221,9 @@ orr_status mom_job_pack(mom_job *job, orr_error *err)
 {
     const mom_ckpt_head h = head_of(job, 0);
     size_t size = sizeof h;
+    free(job->payload);   /* first: the old and the new payload would hold the state twice */
+    job->payload = NULL;
+    job->payload_size = 0;
     for (int s = 0; s < MOM_N_STATES; s++)
         size += h.bytes[s];
     unsigned char *buf = malloc(size), *at = buf + sizeof h;
@@ -277,7 +322,8 @@ orr_status mom_check_tool(const mom_cli *opt, orr_error *err)
     mom_problem p;
     memset(&wu, 0, sizeof wu);
     memset(&p, 0, sizeof p);
-    orr_status st = load_work_unit(opt, &wu, &p, err);
+    orr_unit_cost cost;
+    orr_status st = load_work_unit(opt, &wu, &p, &cost, err);
     if (st == ORR_OK) {
         printf("unknowns %d\n", p.n);
         printf("cells %d\n", p.g.n);
@@ -286,11 +332,12 @@ orr_status mom_check_tool(const mom_cli *opt, orr_error *err)
         printf("right_hand_sides %d\n", wu.n_incidence);
         printf("echo_angles %d\n", wu.n_echo);
         printf("perimeter_wavelengths %.6g\n", p.g.perimeter / wu.wavelength);
-        printf("bytes %.0f\n", host_bytes(&wu, p.n));
+        printf("bytes %.0f\n", cost.host_bytes);
         printf("fill_entries %.0f\n", (double)p.n * p.n);
         printf("flops %.6e\n", solver_flops(&wu, p.n));
         for (int i = 0; i < wu.n_params; i++)
             printf("parameter %s %s\n", wu.param_name[i], wu.param_text[i]);
+        orr_cost_print(stdout, &cost);
     }
     mom_problem_free(&p);
     mom_workunit_free(&wu);

@@ -7,6 +7,7 @@
 #ifndef ORRERY_MOM_JOB_H
 #define ORRERY_MOM_JOB_H
 
+#include "../cost.h"
 #include "../kind.h"
 #include "ops.h"
 
@@ -45,6 +46,7 @@ typedef struct {
     int reported;
     unsigned char *payload;
     size_t payload_size;
+    orr_unit_cost cost;      /* what plan checked the limits on (--check prints it) */
 } mom_job;
 
 orr_status mom_job_plan(const void *opts, orr_backend *be, void **job, orr_error *err);

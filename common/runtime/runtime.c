@@ -143,7 +143,7 @@ void orr_runtime_progress_end(void)
 
 void orr_runtime_set_checkpoint_period(double seconds)
 {
-    if (!init_data.standalone || !(seconds > 0))
+    if (!init_data.standalone || !(seconds >= 0))
         return;
     init_data.checkpoint_period = seconds;
     own_checkpoint_clock = 1;

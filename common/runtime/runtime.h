@@ -41,8 +41,10 @@ void orr_runtime_show_progress(int on);
 void orr_runtime_progress_end(void);
 
 int orr_runtime_time_to_checkpoint(void);
-/* Run by hand, checkpoint every `seconds` (the command line's choice);
- * under a client the volunteer's setting stays in charge. */
+/* Run by hand, checkpoint every `seconds` (the command line's choice; 0:
+ * at every step that can, so tests get a checkpoint whatever the machine's
+ * speed; negative: not given); under a client the volunteer's setting
+ * stays in charge. */
 void orr_runtime_set_checkpoint_period(double seconds);
 void orr_runtime_checkpoint_done(void);
 void orr_runtime_begin_critical(void);

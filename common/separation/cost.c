@@ -4,6 +4,10 @@
  * numbers the limits judge: both come from sep_work_unit_size. */
 #include "separation.h"
 
+#include <string.h>
+
+#include "../checkpoint.h"
+
 void sep_estimate_cost(const sep_params *p, int n_stars, int members, sep_cost *c)
 {
     const double ns = p->n_streams, cv = p->convolve;
@@ -41,6 +45,22 @@ static int area_size(const sep_area *a, int convolve, int64_t *cells, double *ho
     return 1;
 }
 
+/* The common shape: the tags of results.txt (-t; the same as stderr's)
+ * are about 360 bytes a member and 48 a stream, with %.15f values; the
+ * checkpoint is sep_run_state whatever the unit. */
+static void unit_cost(sep_work_size *z, const sep_params *p, int n_stars)
+{
+    orr_unit_cost *u = &z->unit;
+    memset(u, 0, sizeof *u);
+    u->host_bytes = z->memory_bytes;
+    u->device_bytes = z->table_bytes;
+    u->results_bytes = 256 + z->members * (360.0 + 48.0 * p->n_streams);
+    u->checkpoint_bytes = orr_checkpoint_file_bytes(sizeof(sep_run_state));
+    u->flops = z->cost.fpops_est;
+    snprintf(u->sizes, sizeof u->sizes, "%lld cells, %d stars, %d bundle member%s", z->cells,
+             n_stars, z->members, z->members == 1 ? "" : "s");
+}
+
 orr_status sep_work_unit_size(const sep_params *p, int n_stars, int members, sep_work_size *z,
                               orr_error *err)
 {
@@ -67,6 +87,7 @@ orr_status sep_work_unit_size(const sep_params *p, int n_stars, int members, sep
      * process itself (measured: see workunits/README.md). */
     z->memory_bytes = 40e6 + n_stars * (3.0 * 8 + 8.0 * (1 + p->n_streams) + 64.0) + 3.0 * host;
     sep_estimate_cost(p, n_stars, members, &z->cost);
+    unit_cost(z, p, n_stars);
     return ORR_OK;
 }
 

@@ -217,6 +217,13 @@ static orr_status load_inputs(sep_job *job, orr_error *err)
         s = sep_work_unit_size(&job->file, job->stars.n, job->members, &job->size, err);
     if (s == ORR_OK)
         s = sep_work_unit_limits(&job->size, &job->file, params_path, err);
+    if (s == ORR_OK && opt->membership_file)   /* a line a star and member, %.17g values */
+        job->size.unit.results_bytes += job->members * (64.0 + job->stars.n * 25.0 *
+                                                                   (4 + job->file.n_streams));
+    if (s == ORR_OK)
+        s = orr_cost_limits(&job->size.unit, params_path, err);
+    if (s == ORR_OK)
+        s = orr_cost_host_fits(&job->size.unit, params_path, err);
     if (s != ORR_OK)
         return s;
     work_unit_identity(job);
@@ -698,9 +705,9 @@ static orr_status sep_check_tool(void *p, orr_backend *device, const orr_error *
     printf("integral_flops %.6e\n", info.size.cost.integral_flops);
     printf("likelihood_flops %.6e\n", info.size.cost.likelihood_flops);
     printf("model_flops %.6e\n", info.size.cost.model_flops);
-    printf("rsc_fpops_est %.6e\n", info.size.cost.fpops_est);
     printf("table_bytes %.6e\n", info.size.table_bytes);
     printf("memory_bytes %.6e\n", info.size.memory_bytes);
+    orr_cost_print(stdout, &info.size.unit);
     *failed = 0;
     return ORR_OK;
 }

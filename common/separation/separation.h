@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "../cost.h"
 #include "../orrery.h"
 #include "model.h"
 
@@ -288,9 +289,9 @@ void sep_estimate_cost(const sep_params *p, int n_stars, int members, sep_cost *
  * (the largest: 1.6e9 cells, 5e7 bytes of tables, 2.5e14 model flops for
  * a bundle of five 4-stream members) and far below what would exhaust a
  * volunteer's host. */
-#define SEP_MAX_CELLS 2e10              /* grid cells, all areas */
-#define SEP_MAX_TABLE_BYTES 1073741824.0   /* 1 GiB of grid tables */
-#define SEP_MAX_MODEL_FLOPS 5e15        /* (integral + likelihood) x members */
+#define SEP_MAX_CELLS orr_limit(ORR_LIMIT_SEP_CELLS)                /* 2e10 grid cells, all areas */
+#define SEP_MAX_TABLE_BYTES orr_limit(ORR_LIMIT_SEP_TABLES)         /* 1 GiB of grid tables */
+#define SEP_MAX_MODEL_FLOPS orr_limit(ORR_LIMIT_SEP_FLOPS)          /* 5e15: (integral + likelihood) x members */
 
 /* The size of a work unit: what --check prints and the limits judge, from
  * one function (sep_work_unit_size). */
@@ -301,6 +302,7 @@ typedef struct {
     double memory_bytes;   /* the CPU app's peak resident size, estimated */
     int members;           /* bundle members the cost counts */
     sep_cost cost;
+    orr_unit_cost unit;    /* the same in every kind's shape (cost.h); results: the -t file */
 } sep_work_size;
 
 /* The size of the work unit of file p with n_stars stars (0: not read

@@ -122,7 +122,7 @@ printf 'orrery-fdtd 1\ngrid 8 8 8\ncell 1e-3 1e-3 1e-3\nsteps 10\ncourant 1.2\ns
 expect 65 "Courant number above 1" -w bad.wu -o out.txt
 grep -q 'bad.wu:5: courant' err.txt || fail "the message names no file, line and key"
 expect 66 "missing work unit" -w nothing.wu -o out.txt
-printf 'orrery-fdtd 1\ngrid 8000 8000 8000\ncell 1e-3 1e-3 1e-3\nsteps 10\nsource waveform=gauss width=3\n' >huge.wu
+printf 'orrery-fdtd 1\ngrid 2000 2000 2000\ncell 1e-3 1e-3 1e-3\nsteps 10\nsource waveform=gauss width=3\n' >huge.wu
 expect 71 "a grid beyond the host's memory" -w huge.wu -o out.txt
 grep -q 'needs [0-9]* bytes' err.txt || fail "the refusal names no bytes"
 expect 74 "unwritable output" -w "$data/cavity_pec.txt" -o /nonexistent/dir/out.txt

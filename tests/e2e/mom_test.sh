@@ -124,7 +124,7 @@ grep -q 'bad.wu:3: cells' err.txt || fail "the message names no file, line and k
 expect 66 "missing work unit" -w nothing.wu -o out.txt
 printf 'orrery-mom 1\ncircle radius=1\ncells 200000\nincidence 0\n' >huge.wu
 expect 71 "a matrix beyond the host's memory" -w huge.wu -o out.txt
-grep -q 'need [0-9]* bytes' err.txt || fail "the refusal names no bytes"
+grep -q 'needs [0-9]* bytes' err.txt || fail "the refusal names no bytes"
 expect 74 "unwritable output" -w "$data/circle_mom.txt" -o /nonexistent/dir/out.txt
 printf 'orrery-mom 1\ncircle radius=1\ncells 200\nincidence 0\n' >resonant.wu
 "$app" mom -w resonant.wu -o resonant.txt -i -c 2>err.txt || fail "a unit near a resonance failed"

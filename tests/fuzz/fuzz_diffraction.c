@@ -183,9 +183,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             const int all = (double)s.n_points * s.n_modes <= FUZZ_MAX_ORDER_CHECKS;
             const int step = all || s.n_points <= FUZZ_SAMPLE_POINTS ? 1 : s.n_points / FUZZ_SAMPLE_POINTS;
             for (int p = 0; p < s.n_points; p += step)
-                (void)dif_point_check(&wu, &s, p, &err);
+                (void)dif_point_check(&wu, &s, p, NULL, &err);
             if (step > 1)
-                (void)dif_point_check(&wu, &s, s.n_points - 1, &err);
+                (void)dif_point_check(&wu, &s, s.n_points - 1, NULL, &err);
         }
         dif_setup_free(&s);
     }
