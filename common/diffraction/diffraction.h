@@ -20,6 +20,14 @@
 #define DIF_MAX_ORDERS 255     /* MX, MY */
 #define DIF_MAX_POINTS 100000
 #define DIF_MAX_SLICES 100000
+/* Physical ranges, refused at parse time (docs/diffraction.md section 2):
+ * wavelengths from 1 pm (hard X-rays) to 1 m (radio), which keeps k0^2
+ * eps far inside the double range (1e-300 nm made k0^2 infinite and the
+ * solve nan); |eps| at most 1e6, beyond the densest real materials (metals
+ * in the far infrared, |eps| ~ 1e5), where 1e200 overflowed the solve. */
+#define DIF_MIN_WAVELENGTH 1e-3
+#define DIF_MAX_WAVELENGTH 1e9
+#define DIF_MAX_EPS 1e6
 
 /* ---- the work unit, as written (parse.c) ---- */
 
@@ -174,7 +182,16 @@ double complex dif_contrast_coefficient(const dif_workunit *wu, const dif_setup 
 
 /* ---- results of one point ---- */
 
-typedef enum { DIF_POINT_PENDING = 0, DIF_POINT_OK = 1, DIF_POINT_NOT_CONVERGED = 2 } dif_point_status;
+/* A point's status; its word in the table is dif_point_status_words[]
+ * (report.c, docs/diffraction.md section 4). UNBALANCED: converged, but
+ * its efficiencies break energy conservation (report.h). */
+typedef enum {
+    DIF_POINT_PENDING = 0,
+    DIF_POINT_OK = 1,
+    DIF_POINT_NOT_CONVERGED = 2,
+    DIF_POINT_UNBALANCED = 3,
+    DIF_POINT_STATUSES
+} dif_point_status;
 
 typedef struct {
     int32_t status;        /* dif_point_status */

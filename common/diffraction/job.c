@@ -126,7 +126,7 @@ static orr_status check_results(const dif_job *job, const dif_ckpt_head *h,
 {
     for (int p = 0; p < h->n_points; p++) {
         const int done = res[p].status != DIF_POINT_PENDING;
-        if (res[p].status < DIF_POINT_PENDING || res[p].status > DIF_POINT_NOT_CONVERGED)
+        if (res[p].status < DIF_POINT_PENDING || res[p].status >= DIF_POINT_STATUSES)
             return orr_fail(err, ORR_ERR_CHECKPOINT, "point %d has status %d", p, res[p].status);
         if (p < h->next_point && !done)
             return orr_fail(err, ORR_ERR_CHECKPOINT, "point %d of a finished batch is not done", p);
@@ -462,17 +462,22 @@ orr_status dif_job_report(void *p, orr_error *err)
         s = write_npy(job, err);
     if (s != ORR_OK)
         return s;
-    int stopped = 0;
+    int stopped = 0, unbalanced = 0;
     long long iterations = 0;   /* up to 1e5 points of 1e6 each */
     double worst = 0;
     for (int i = 0; i < job->s.n_points; i++) {
-        stopped += job->res[i].status != DIF_POINT_OK;
+        stopped += job->res[i].status == DIF_POINT_NOT_CONVERGED;
+        unbalanced += job->res[i].status == DIF_POINT_UNBALANCED;
         iterations += job->res[i].iterations;
         worst = fmax(worst, job->res[i].residual);
     }
     orr_log("diffraction: %d points in %.3f s, %lld iterations, worst residual %.3g%s%s",
             job->s.n_points, orr_runtime_seconds() - job->t0, iterations, worst,
             stopped ? ", NOT CONVERGED: " : "", stopped ? "see the status column" : "");
+    if (unbalanced)
+        orr_log("diffraction: %d point%s UNBALANCED: efficiencies off energy conservation by more "
+                "than %g (slices or orders too coarse; docs/diffraction.md section 4)", unbalanced,
+                unbalanced == 1 ? "" : "s", DIF_ENERGY_TOLERANCE);
     job->head->printed = 1;
     return ORR_OK;
 }

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../finite.h"
 #include "../io/io.h"
 #include "../kind.h"
 #include "../runtime/runtime.h"
@@ -48,15 +49,15 @@ static orr_status batch_record(dif_job *job, orr_error *err)
         orr_status s = dif_solver_field(&job->sv, b, job->w, err);
         if (s != ORR_OK)
             return s;
-        dif_point_outputs(&job->s, &job->pt[b], job->w, res, job->R + (size_t)st->point * modes,
-                          job->T + (size_t)st->point * modes);
-        res->status = st->status == DIF_CONVERGED ? DIF_POINT_OK : DIF_POINT_NOT_CONVERGED;
+        double *R = job->R + (size_t)st->point * modes, *T = job->T + (size_t)st->point * modes;
+        dif_point_outputs(&job->s, &job->pt[b], job->w, res, R, T);
         res->iterations = st->iterations;
         res->residual = st->residual;
-        if (!isfinite(res->r00[0]) || !isfinite(res->r00[1]) || !isfinite(res->residual))
-            return orr_fail(err, ORR_ERR_NUMERIC,
-                            "point %d: the solve gave a non-finite result (r00 %g%+gi, residual %g)",
-                            st->point, res->r00[0], res->r00[1], res->residual);
+        s = dif_point_check_finite(&job->wu, &job->s, &job->pt[b], st->point, res, R, T, err);
+        if (s != ORR_OK)
+            return s;
+        res->status = st->status != DIF_CONVERGED ? DIF_POINT_NOT_CONVERGED
+                                                  : dif_point_balance(&job->wu, &job->pt[b], res);
     }
     return ORR_OK;
 }
@@ -117,8 +118,10 @@ static orr_status dif_step(void *p, orr_step *out, orr_error *err)
         st = dif_solver_run(&job->sv, STEP_SECONDS, &left, err);
     if (st == ORR_OK)
         st = batch_record(job, err);
-    if (st != ORR_OK)
+    if (st == ORR_QUIT)
         return st;
+    if (st != ORR_OK)   /* the backends' errors know no file */
+        return orr_error_in_file(err, job->wu.path);
     out->done = fraction_done(job);
     if (!left) {
         job->head->next_point += job->sv.n;

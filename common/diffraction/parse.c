@@ -729,6 +729,12 @@ static orr_status check_spectrum(parser *p)
         if (!(wu->wavelengths[i] > 0))
             return orr_fail(p->err, ORR_ERR_INPUT, "%s:%d: %s: %.6g is not positive", p->path,
                             wu->wavelengths_line, wu->wavelengths_key, wu->wavelengths[i]);
+    for (int i = 0; i < wu->n_wavelengths; i++)
+        if (!(wu->wavelengths[i] >= DIF_MIN_WAVELENGTH &&
+              wu->wavelengths[i] <= DIF_MAX_WAVELENGTH))
+            return orr_fail(p->err, ORR_ERR_INPUT, "%s:%d: %s: %.6g nm is outside %g..%g nm "
+                            "(1 pm to 1 m)", p->path, wu->wavelengths_line, wu->wavelengths_key,
+                            wu->wavelengths[i], DIF_MIN_WAVELENGTH, DIF_MAX_WAVELENGTH);
     for (int i = 0; i < wu->n_theta; i++)
         if (!(wu->theta[i] >= 0 && wu->theta[i] < 90))
             return orr_fail(p->err, ORR_ERR_INPUT, "%s:%d: theta: %.6g is outside [0, 90)",
@@ -755,6 +761,11 @@ static orr_status check_materials(parser *p)
             orr_status s = dif_material_eps(wu, m, wu->wavelengths[i], &eps, p->err);
             if (s != ORR_OK)
                 return s;
+            if (!(cabs(eps) <= DIF_MAX_EPS))
+                return orr_fail(p->err, ORR_ERR_INPUT, "%s:%d: material: '%s' has |eps| = %.6g "
+                                "at %.6g nm: at most %g (beyond any real material; the solve "
+                                "would overflow)", p->path, wu->materials[m].line,
+                                wu->materials[m].name, cabs(eps), wu->wavelengths[i], DIF_MAX_EPS);
             if (m == wu->superstrate && !(cimag(eps) == 0 && creal(eps) > 0))
                 return orr_fail(p->err, ORR_ERR_INPUT,
                                 "%s:%d: superstrate: '%s' must be lossless with Re eps > 0 "

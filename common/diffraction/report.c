@@ -6,7 +6,11 @@
 #include <string.h>
 
 #include "config.h"
+#include "../finite.h"
 #include "zop.h"
+
+const char *const dif_point_status_words[DIF_POINT_STATUSES] = {"pending", "ok", "not_converged",
+                                                                 "unbalanced"};
 
 /* Whether order q propagates in the superstrate (up) and, for a lossless
  * substrate, in the substrate (down). */
@@ -20,22 +24,37 @@ static int propagates_down(const dif_point *pt, int q)
     return cimag(pt->eps2) == 0 && cimag(pt->kz2[q]) == 0 && creal(pt->kz2[q]) > 0;
 }
 
-/* r and t of a propagating order q from w = deps * u. */
+/* r and t of a propagating order q from w = deps * u: sums over the
+ * slices of w times the integral of e^{-+i kz z} over the slice (midpoint
+ * z, thickness h), 2 sin(kz h/2)/kz e^{-+i kz z}, a form without
+ * cancellation when kz h is small. The upward sum is taken only for an
+ * order that propagates up (kz real; for an evanescent one it grows with
+ * z and r is not reported). For an order evanescent in the superstrate
+ * (Im kz > 0) in a thick slice, sin overflows and e^{i kz z} underflows
+ * (inf times 0 gave a 1e6 nm layer T_total nan); there the downward
+ * integral is e^{i kz zb} (e^{i kz h} - 1)/(i kz) from the slice's bottom
+ * zb = z - h/2 >= 0, every exponential decaying. */
 static void amplitudes(const dif_setup *s, const dif_point *pt, const double complex *w, int q,
-                       double complex *r, double complex *t)
+                       int up_too, double complex *r, double complex *t)
 {
     const double complex *mt = pt->mt + (size_t)q * DIF_MODE_TABLE;
     const double complex kz = pt->kz1[q], rho = mt[DIF_MT_RHO], c = mt[DIF_MT_C];
     double complex up = 0, down = 0;
     for (int i = 0; i < s->nz; i++) {
-        const double h = s->slice_h[s->layer_of_slice[i]];
-        const double complex sw = 2 * csin(kz * h / 2) / kz * w[(size_t)i * s->n_modes + q];
-        up += sw * cexp(-I * kz * s->z[i]);
-        down += sw * cexp(I * kz * s->z[i]);
+        const double h = s->slice_h[s->layer_of_slice[i]], z = s->z[i];
+        const double complex wi = w[(size_t)i * s->n_modes + q];
+        if (cimag(kz) * h < 600) {   /* sinh(300) = 1e130: far from overflow */
+            const double complex sw = 2 * csin(kz * h / 2) / kz * wi;
+            if (up_too)
+                up += sw * cexp(-I * kz * z);
+            down += sw * cexp(I * kz * z);
+        } else {
+            down += cexp(I * kz * (z - h / 2)) * (cexp(I * kz * h) - 1) / (I * kz) * wi;
+        }
     }
     const int is00 = q == pt->mode00;
     const double complex rho00 = pt->mt[(size_t)pt->mode00 * DIF_MODE_TABLE + DIF_MT_RHO];
-    *r = (is00 ? rho00 : 0) + c * (up + rho * down);
+    *r = up_too ? (is00 ? rho00 : 0) + c * (up + rho * down) : 0;
     *t = (is00 ? 1 + rho00 : 0) + c * (1 + rho) * down;
 }
 
@@ -52,7 +71,7 @@ void dif_point_outputs(const dif_setup *s, const dif_point *pt, const double com
         if (!up && !down)
             continue;
         double complex r, t;
-        amplitudes(s, pt, w, q, &r, &t);
+        amplitudes(s, pt, w, q, up, &r, &t);
         if (q == pt->mode00) {
             res->r00[0] = creal(r);
             res->r00[1] = cimag(r);
@@ -63,6 +82,71 @@ void dif_point_outputs(const dif_setup *s, const dif_point *pt, const double com
         if (lossless)
             res->t_total += T[q];
     }
+}
+
+/* Every material the point's light meets is lossless at its wavelength:
+ * the superstrate (always), the substrate, each layer's background and
+ * shapes. A material the point cannot be evaluated at counts as lossy
+ * (the plan has refused such points already). */
+static int stack_lossless(const dif_workunit *wu, const dif_point *pt)
+{
+    if (cimag(pt->eps1) != 0 || cimag(pt->eps2) != 0)
+        return 0;
+    for (int l = 0; l < wu->n_layers; l++) {
+        const dif_layer *ly = &wu->layers[l];
+        for (int k = -1; k < ly->n_shapes; k++) {
+            const int m = k < 0 ? ly->background : wu->shapes[ly->first_shape + k].material;
+            double complex eps;
+            if (dif_material_eps(wu, m, pt->lambda, &eps, NULL) != ORR_OK || cimag(eps) != 0)
+                return 0;
+        }
+    }
+    return 1;
+}
+
+int dif_point_balance(const dif_workunit *wu, const dif_point *pt, const dif_point_result *res)
+{
+    const int lossy_substrate = cimag(pt->eps2) != 0;
+    const double out = lossy_substrate ? res->r_total : res->r_total + res->t_total;
+    if (!(out <= 1 + DIF_ENERGY_TOLERANCE))
+        return DIF_POINT_UNBALANCED;
+    if (!lossy_substrate && !(out >= 1 - DIF_ENERGY_TOLERANCE) && stack_lossless(wu, pt))
+        return DIF_POINT_UNBALANCED;
+    return DIF_POINT_OK;
+}
+
+/* A number the table must have finite (NAN_OK: or nan, a lossy
+ * substrate's T) */
+static int unfit(double v, int nan_ok)
+{
+    return !isfinite(v) && !(nan_ok && isnan(v));
+}
+
+orr_status dif_point_check_finite(const dif_workunit *wu, const dif_setup *s, const dif_point *pt,
+                                  int p, const dif_point_result *res, const double *R,
+                                  const double *T, orr_error *err)
+{
+    const int lossy = cimag(pt->eps2) != 0;
+    const char *file = wu->path;
+    if (unfit(res->residual, 0))
+        return orr_nonfinite(err, file, res->residual, "point %d: its residual", p);
+    if (unfit(res->r00[0], 0) || unfit(res->r00[1], 0))
+        return orr_nonfinite(err, file, isfinite(res->r00[0]) ? res->r00[1] : res->r00[0],
+                             "point %d: r00 (%g%+gi)", p, res->r00[0], res->r00[1]);
+    if (unfit(res->r_total, 0))
+        return orr_nonfinite(err, file, res->r_total, "point %d: R_total", p);
+    if (unfit(res->t_total, lossy))
+        return orr_nonfinite(err, file, res->t_total, "point %d: T_total", p);
+    for (int q = 0; q < s->n_modes; q++) {
+        const int m = q % s->kx - wu->mx, n = q / s->kx - wu->my;
+        if (!propagates_up(pt, q) && !propagates_down(pt, q))
+            continue;   /* not listed */
+        if (unfit(R[q], 0))
+            return orr_nonfinite(err, file, R[q], "point %d: R of order (%d, %d)", p, m, n);
+        if (unfit(T[q], lossy))
+            return orr_nonfinite(err, file, T[q], "point %d: T of order (%d, %d)", p, m, n);
+    }
+    return ORR_OK;
 }
 
 void dif_write_header(FILE *f, const dif_workunit *wu, const dif_setup *s, const char *backend,
@@ -125,7 +209,7 @@ void dif_write_point(FILE *f, const dif_workunit *wu, const dif_setup *s, int p,
     for (int q = 0; q < s->n_modes; q++)
         listed += !isnan(R[q]);
     fprintf(f, "point %d %.17g %.17g %.17g %s %d %.17g %.17g %.17g %.17g %.17g %.17g %d", p,
-            lambda, theta, phi, res->status == DIF_POINT_OK ? "ok" : "not_converged",
+            lambda, theta, phi, dif_point_status_words[res->status],
             res->iterations, res->residual, res->r00[0], res->r00[1], res->r_total, res->t_total,
             1 - res->r_total - res->t_total, listed);
     for (int q = 0; q < s->n_modes; q++)

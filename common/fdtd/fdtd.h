@@ -31,6 +31,17 @@
 #define FDTD_MAX_TABLE 10000000    /* values of a source table */
 #define FDTD_MAX_PARAMS 32
 #define FDTD_NAME_LEN 33           /* NUL included */
+/* The source's peak |J| (V/m: the amplitude times the waveform's peak),
+ * at most 1e100 in double and 1e30 in single precision, and the energy
+ * scale eps0 eps_r,max P^2 dV (padded cells) at most 1e200 J (parse.c,
+ * check_field_scale). The fields are linear in the source; the norms sum
+ * the squares of every cell and the energy weighs them by eps dV, so
+ * these keep the sums 1e100 (double) and the stored fields 1e8 (single,
+ * float's 3.4e38) clear of overflow for what a resonance can add. An
+ * amplitude of 1e200 wrote nan energies and norms. */
+#define FDTD_MAX_PEAK_DOUBLE 1e100
+#define FDTD_MAX_PEAK_SINGLE 1e30
+#define FDTD_MAX_ENERGY_SCALE 1e200
 
 /* CODATA 2018, as the spec gives them. */
 #define FDTD_C0 299792458.0

@@ -196,7 +196,8 @@ orr_status fdtd_job_pack(fdtd_job *job, orr_error *err)
         uLongf packed = compressBound(n);
         st = job->ops.ops->read(job->ctx, a, raw, err);
         if (st == ORR_OK && compress2(at, &packed, raw, n, 1) != Z_OK)
-            st = orr_fail(err, ORR_ERR_INTERNAL, "zlib could not compress field %d", a);
+            st = orr_fail(err, ORR_ERR_INTERNAL, "%s: the checkpoint: zlib could not compress "
+                          "state array %d", job->wu.path, a);
         h->packed[a] = packed;
         at += packed;
     }

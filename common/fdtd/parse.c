@@ -544,6 +544,47 @@ static orr_status check_time_step(wut_parser *p)
                       "step (dt = S / (c0 sqrt(1/dx^2 + 1/dy^2 + 1/dz^2)))");
 }
 
+/* The source's peak |J|: the amplitude times the waveform's largest
+ * magnitude (gauss 1, dgauss sqrt(2/e), a table its largest value). */
+static double source_peak(const fdtd_source *src)
+{
+    double peak = src->waveform == FDTD_GAUSS    ? 1
+                  : src->waveform == FDTD_DGAUSS ? 0.857763884960707
+                                                 : 0;
+    for (long i = 0; src->waveform == FDTD_TABLE && i < src->n_table; i++)
+        peak = fmax(peak, fabs(src->table[i]));
+    return fabs(src->amplitude) * peak;
+}
+
+/* Results whose squares or energies cannot be finite are refused here
+ * (fdtd.h, FDTD_MAX_PEAK_*): the fields scale with the source's peak. */
+static orr_status check_field_scale(wut_parser *p)
+{
+    const fdtd_workunit *wu = wu_of(p);
+    const int line = p->seen_line[ONCE_SOURCE];
+    const int single = wu->precision == FDTD_SINGLE;
+    const double peak = source_peak(&wu->source);
+    const double most = single ? FDTD_MAX_PEAK_SINGLE : FDTD_MAX_PEAK_DOUBLE;
+    if (!(peak <= most))
+        return wut_bad_at(p, line, "source amplitude", "the peak field %g V/m (|amplitude| times "
+                          "the waveform's peak%s) is above %g, the most %s precision carries "
+                          "with room for the norms' squares", peak,
+                          wu->source.waveform == FDTD_TABLE ? ", the table's largest value" : "",
+                          most, single ? "single" : "double");
+    double eps_max = 1;
+    for (int m = 0; m < wu->n_materials; m++)
+        eps_max = fmax(eps_max, wu->materials[m].eps_r);
+    const double cells = (wu->n[0] + 2.0) * (wu->n[1] + 2.0) * (wu->n[2] + 2.0);
+    const double scale = FDTD_EPS0 * eps_max * peak * peak * wu->d[0] * wu->d[1] * wu->d[2] * cells;
+    if (!(scale <= FDTD_MAX_ENERGY_SCALE))
+        return wut_bad_at(p, line, "source amplitude", "the peak field %g V/m in %g cells of %g "
+                          "m^3 (line %d), eps_r up to %g, gives energies near %g J: above %g, "
+                          "too near the double range", peak, cells,
+                          wu->d[0] * wu->d[1] * wu->d[2], p->seen_line[ONCE_CELL], eps_max, scale,
+                          FDTD_MAX_ENERGY_SCALE);
+    return ORR_OK;
+}
+
 static orr_status check_whole(wut_parser *p)
 {
     const fdtd_workunit *wu = wu_of(p);
@@ -552,6 +593,8 @@ static orr_status check_whole(wut_parser *p)
         s = check_time_step(p);
     if (s == ORR_OK)
         s = check_source(p);
+    if (s == ORR_OK)
+        s = check_field_scale(p);
     if (s == ORR_OK)
         s = check_cpml(p);
     if (s == ORR_OK)

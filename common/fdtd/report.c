@@ -1,10 +1,12 @@
 /* The FDTD results (docs/fdtd.md section 4): the text table the validator
  * reads (probe series, energies, norms, speed) and, where the work unit
  * asks for one, a decimated snapshot of one field as .npy. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "config.h"
+#include "../finite.h"
 #include "../io/io.h"
 #include "../runtime/runtime.h"
 #include "job.h"
@@ -31,6 +33,32 @@ static void write_head(FILE *f, const fdtd_job *job)
     for (int p = 0; p < s->n_probes; p++)
         fprintf(f, "probe %d %s %d %d %d\n", p, fdtd_field_name(s->probes[p].field), s->probes[p].at[0],
                 s->probes[p].at[1], s->probes[p].at[2]);
+}
+
+/* Every number of the table is finite, or nothing is written (finite.h):
+ * each probe's series, the energies, the norms. */
+static orr_status check_results(const fdtd_job *job, const double l2[FDTD_N_FIELDS],
+                                const double max[FDTD_N_FIELDS], orr_error *err)
+{
+    const fdtd_setup *s = &job->s;
+    const char *file = job->wu.path;
+    for (int p = 0; p < s->n_probes; p++) {
+        const long n = orr_nonfinite_at(job->series + p, job->wu.steps, s->n_probes);
+        if (n >= 0)
+            return orr_nonfinite(err, file, job->series[n * s->n_probes + p],
+                                 "probe %d (%s at %d,%d,%d) at step %ld", p,
+                                 fdtd_field_name(s->probes[p].field), s->probes[p].at[0],
+                                 s->probes[p].at[1], s->probes[p].at[2], n + 1);
+    }
+    const long e = orr_nonfinite_at(job->energy, job->n_energy, 1);
+    if (e >= 0)
+        return orr_nonfinite(err, file, job->energy[e], "the energy at step %ld",
+                             fdtd_energy_step(&job->wu, e));
+    for (int f = 0; f < FDTD_N_FIELDS; f++)
+        if (!isfinite(l2[f]) || !isfinite(max[f]))
+            return orr_nonfinite(err, file, isfinite(l2[f]) ? max[f] : l2[f], "the %s norm of %s",
+                                 isfinite(l2[f]) ? "max" : "L2", fdtd_field_name(f));
+    return ORR_OK;
 }
 
 static orr_status write_table(const fdtd_job *job, const double l2[FDTD_N_FIELDS],
@@ -99,6 +127,8 @@ orr_status fdtd_job_report(void *p, orr_error *err)
     fdtd_job *job = p;
     double l2[FDTD_N_FIELDS], max[FDTD_N_FIELDS];
     orr_status st = job->ops.ops->norms(job->ctx, l2, max, err);
+    if (st == ORR_OK)
+        st = check_results(job, l2, max, err);
     if (st == ORR_OK)
         st = write_table(job, l2, max, err);
     if (st == ORR_OK && job->wu.snapshot)

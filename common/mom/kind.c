@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../finite.h"
 #include "../runtime/runtime.h"
 #include "job.h"
 
@@ -44,9 +45,9 @@ static orr_status solve_step(mom_job *job, orr_error *err)
     /* LAPACK's test threshold; single precision reports what it reached */
     if (st == ORR_OK && job->wu.precision == MOM_DOUBLE && !(job->info.backward <= MOM_MAX_BACKWARD))
         st = orr_fail(err, ORR_ERR_NUMERIC,
-                      "backward error %.3g n eps exceeds %g (growth factor %.3g, smallest pivot "
-                      "%.3g): the solution is not reported", job->info.backward, MOM_MAX_BACKWARD,
-                      job->info.growth, job->info.min_pivot);
+                      "%s: solve backward_error: %.3g n eps exceeds %g (growth factor %.3g, "
+                      "smallest pivot %.3g): the solution is not reported", job->wu.path,
+                      job->info.backward, MOM_MAX_BACKWARD, job->info.growth, job->info.min_pivot);
     return st;
 }
 
@@ -70,8 +71,10 @@ static orr_status mom_step(void *p, orr_step *out, orr_error *err)
     orr_status st = before == MOM_PHASE_FILL     ? fill_step(job, err)
                     : before == MOM_PHASE_FACTOR ? factor_step(job, err)
                                                  : solve_step(job, err);
-    if (st != ORR_OK)
+    if (st == ORR_QUIT)
         return st;
+    if (st != ORR_OK)   /* the backends' errors know no file */
+        return orr_error_in_file(err, job->wu.path);
     out->finished = before == MOM_PHASE_SOLVE;
     out->done = out->finished ? 1 : progress(job);
     out->saveable = 0;

@@ -30,6 +30,19 @@
 #define MOM_MAX_ANGLES 100000     /* incidence angles, echo-width angles: each */
 #define MOM_MAX_PERIMETER 20000.0 /* wavelengths: k R <= 2 pi 10000, within the Bessel tests' 1e5 */
 #define MOM_MAX_ORDER 10          /* LCN quadrature points a cell */
+/* Lengths (the wavelength, the radius, each vertex coordinate other than
+ * 0) in 1e-100..1e100 length units: distances are square roots of sums of
+ * squares, and squares of lengths out there leave the double range (a
+ * circle of radius 0.7e155 at wavelength 1e155, or of radius 1e-200 at
+ * wavelength 1, gives an infinite backward error; a wavelength of 1e160
+ * infinite echo widths); within it even k R of the smallest cell stays a
+ * normal number. */
+#define MOM_MIN_LENGTH 1e-100
+#define MOM_MAX_LENGTH 1e100
+/* Angles, degrees, |angle| <= 1e6 (2778 turns): deg pi / 180 is exact to
+ * about |deg| 1e-18 rad, 2e-12 rad here; 1e308 degrees overflows to inf
+ * radians and every echo width to nan. */
+#define MOM_MAX_ANGLE 1e6
 #define MOM_MAX_PARAMS 32
 #define MOM_NAME_LEN 33           /* NUL included */
 

@@ -57,6 +57,36 @@ static orr_status positive(wut_parser *p, const char *key, const wut_token *t, d
     return s;
 }
 
+/* A length (wavelength, radius), MOM_MIN_LENGTH..MOM_MAX_LENGTH. */
+static orr_status length(wut_parser *p, const char *key, const wut_token *t, double *v)
+{
+    orr_status s = positive(p, key, t, v);
+    if (s == ORR_OK && !(*v >= MOM_MIN_LENGTH && *v <= MOM_MAX_LENGTH))
+        s = wut_bad(p, key, "%g is outside %g..%g (lengths whose squares the double range holds)",
+                    *v, MOM_MIN_LENGTH, MOM_MAX_LENGTH);
+    return s;
+}
+
+/* A vertex coordinate: 0, or a length in magnitude. */
+static orr_status coordinate(wut_parser *p, const wut_token *t, double *v)
+{
+    orr_status s = wut_number(p, "vertex", t, v);
+    if (s == ORR_OK && *v != 0 && !(fabs(*v) >= MOM_MIN_LENGTH && fabs(*v) <= MOM_MAX_LENGTH))
+        s = wut_bad(p, "vertex", "%g: a coordinate is 0 or %g..%g in magnitude (lengths whose "
+                    "squares the double range holds)", *v, MOM_MIN_LENGTH, MOM_MAX_LENGTH);
+    return s;
+}
+
+/* An angle in degrees, |v| <= MOM_MAX_ANGLE. */
+static orr_status angle(wut_parser *p, const char *key, const wut_token *t, double *v)
+{
+    orr_status s = wut_number(p, key, t, v);
+    if (s == ORR_OK && !(fabs(*v) <= MOM_MAX_ANGLE))
+        s = wut_bad(p, key, "%.10g degrees: at most %g in magnitude (larger angles lose their "
+                    "precision in radians, and overflow)", *v, MOM_MAX_ANGLE);
+    return s;
+}
+
 /* The second of a pair that excludes each other, refused on its line. */
 static orr_status exclusive(wut_parser *p, int other, const char *other_word, const char *why)
 {
@@ -81,7 +111,7 @@ static orr_status angle_list(wut_parser *p, double **a, int *n)
         return wut_bad(p, p->stmt, "more than %d angles", MOM_MAX_ANGLES);
     for (int i = 1; i < p->n; i++) {
         double v;
-        orr_status s = wut_number(p, p->stmt, &p->tok[i], &v);
+        orr_status s = angle(p, p->stmt, &p->tok[i], &v);
         if (s == ORR_OK)
             s = add_angle(p, a, n, v);
         if (s != ORR_OK)
@@ -104,7 +134,7 @@ static orr_status st_wavelength(wut_parser *p)
     orr_status s = exclusive(p, ONCE_WAVENUMBER, "wavenumber", "give one of them");
     if (s == ORR_OK)
         s = wut_arity(p, 1);
-    return s == ORR_OK ? positive(p, "wavelength", &p->tok[1], &wu_of(p)->wavelength) : s;
+    return s == ORR_OK ? length(p, "wavelength", &p->tok[1], &wu_of(p)->wavelength) : s;
 }
 
 static orr_status st_wavenumber(wut_parser *p)
@@ -118,8 +148,10 @@ static orr_status st_wavenumber(wut_parser *p)
     if (s != ORR_OK)
         return s;
     const double lambda = TWO_PI / k;
-    if (!isfinite(lambda) || !(lambda > 0))
-        return wut_bad(p, "wavenumber", "%g gives no finite wavelength (2 pi / k)", k);
+    if (!(lambda >= MOM_MIN_LENGTH && lambda <= MOM_MAX_LENGTH))
+        return wut_bad(p, "wavenumber", "%g gives the wavelength 2 pi / k = %g, outside %g..%g "
+                       "(lengths whose squares the double range holds)", k, lambda,
+                       MOM_MIN_LENGTH, MOM_MAX_LENGTH);
     wu_of(p)->wavelength = lambda;
     return ORR_OK;
 }
@@ -135,7 +167,7 @@ static orr_status st_circle(wut_parser *p)
     if (s == ORR_OK)
         s = wut_need(p, "radius", &f[0]);
     if (s == ORR_OK)
-        s = positive(p, wut_keyof(p, "radius"), &f[0], &wu->radius);
+        s = length(p, wut_keyof(p, "radius"), &f[0], &wu->radius);
     if (s == ORR_OK)
         wu->shape = MOM_CIRCLE;
     return s;
@@ -162,9 +194,9 @@ static orr_status st_vertex(wut_parser *p)
     if (s == ORR_OK && wu->n_vertices == MOM_MAX_VERTICES)
         s = wut_bad(p, "vertex", "more than %d vertices", MOM_MAX_VERTICES);
     if (s == ORR_OK)
-        s = wut_number(p, "vertex", &p->tok[1], &x);
+        s = coordinate(p, &p->tok[1], &x);
     if (s == ORR_OK)
-        s = wut_number(p, "vertex", &p->tok[2], &y);
+        s = coordinate(p, &p->tok[2], &y);
     if (s == ORR_OK)
         s = wut_grow(p, (void **)&wu->vertex, 2 * sizeof *wu->vertex, wu->n_vertices);
     if (s == ORR_OK)
@@ -236,8 +268,10 @@ static orr_status echo_range(wut_parser *p)
     orr_status s = wut_fields(p, 1, keys, 3, f);
     for (int k = 0; s == ORR_OK && k < 3; k++)
         s = wut_need(p, keys[k], &f[k]);
-    for (int k = 0; s == ORR_OK && k < 3; k++)
-        s = wut_number(p, wut_keyof(p, keys[k]), &f[k], &v[k]);
+    for (int k = 0; s == ORR_OK && k < 2; k++)
+        s = angle(p, wut_keyof(p, keys[k]), &f[k], &v[k]);
+    if (s == ORR_OK)
+        s = wut_number(p, wut_keyof(p, "step"), &f[2], &v[2]);
     if (s == ORR_OK && !(v[2] > 0))
         s = wut_bad(p, wut_keyof(p, "step"), "%g must be > 0", v[2]);
     if (s == ORR_OK && v[1] < v[0])

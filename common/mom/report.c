@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "../finite.h"
 #include "../io/io.h"
 #include "../runtime/runtime.h"
 #include "job.h"
@@ -35,8 +36,27 @@ static void write_head(FILE *f, const mom_job *job)
             job->seconds[MOM_PHASE_FACTOR], job->seconds[MOM_PHASE_SOLVE]);
 }
 
+/* The currents (the solve's output, which the echo widths and the .npy
+ * come from) and the backward error are finite, or nothing is written. */
+static orr_status check_solution(const mom_job *job, orr_error *err)
+{
+    const int n = job->p.n;
+    if (!isfinite(job->info.backward))
+        return orr_nonfinite(err, job->wu.path, job->info.backward, "the backward error");
+    for (int r = 0; r < job->wu.n_incidence; r++) {
+        const long i = orr_nonfinite_at(job->current + 2 * (size_t)r * n, 2L * n, 1);
+        if (i >= 0)
+            return orr_nonfinite(err, job->wu.path, job->current[2 * (size_t)r * n + i],
+                                 "the current J at unknown %ld (%s part), incidence %.17g", i / 2,
+                                 i % 2 ? "imaginary" : "real", job->wu.incidence[r]);
+    }
+    return ORR_OK;
+}
+
 /* echo INCIDENCE ANGLE SIGMA/LAMBDA DB, one line an incidence and angle,
- * every value with 17 digits: each reads back as the double written. */
+ * every value with 17 digits: each reads back as the double written. A
+ * width or its dB that is not finite stops the report (the caller drops
+ * the partial file). */
 static orr_status write_echoes(FILE *f, const mom_job *job, orr_error *err)
 {
     const mom_workunit *wu = &job->wu;
@@ -46,9 +66,14 @@ static orr_status write_echoes(FILE *f, const mom_job *job, orr_error *err)
     for (int r = 0; r < wu->n_incidence; r++) {
         mom_echo_widths(&job->p, job->current + 2 * (size_t)r * job->p.n, wu->n_echo, wu->echo, sigma);
         for (int a = 0; a < wu->n_echo; a++) {
-            const double s = sigma[a] / wu->wavelength;
-            fprintf(f, "echo %.17g %.17g %.17g %.17g\n", wu->incidence[r], wu->echo[a], s,
-                    10 * log10(s));
+            const double s = sigma[a] / wu->wavelength, db = 10 * log10(s);
+            if (!isfinite(s) || !isfinite(db)) {
+                free(sigma);
+                return orr_nonfinite(err, wu->path, isfinite(s) ? db : s, "the echo width%s at "
+                                     "incidence %.17g, angle %.17g", isfinite(s) ? " in dB" : "",
+                                     wu->incidence[r], wu->echo[a]);
+            }
+            fprintf(f, "echo %.17g %.17g %.17g %.17g\n", wu->incidence[r], wu->echo[a], s, db);
         }
     }
     free(sigma);
@@ -110,7 +135,9 @@ void mom_current_path(const mom_cli *opt, char *path, size_t size)
 orr_status mom_job_report(void *p, orr_error *err)
 {
     mom_job *job = p;
-    orr_status st = write_table(job, err);
+    orr_status st = check_solution(job, err);
+    if (st == ORR_OK)
+        st = write_table(job, err);
     if (st == ORR_OK && job->wu.current_every)
         st = write_current(job, err);
     if (st == ORR_OK)

@@ -618,6 +618,14 @@ static const bad_case bad_cases[] = {
      "material air eps 1 0\nmaterial glass eps 2.25 0\n" LAYER
      "shape ellipse material=glass x=0 y=-700 rx=50 ry=50\n" SPECTRUM, 9,
      "shape y: -700 is outside -600..600"},
+    /* issue 40: inputs whose solve overflowed (nan residual, exit 70 after 1000 iterations) */
+    {BASE LAYER "wavelengths 1e-300\ntheta 10\n", 9,
+     "wavelengths: 1e-300 nm is outside 0.001..1e+09 nm (1 pm to 1 m)"},
+    {BASE LAYER "wavelength_range 500 2e9 2\ntheta 10\n", 9,
+     "wavelength_range: 2e+09 nm is outside 0.001..1e+09 nm"},
+    {BASE "material dense eps 1e200 0\n" LAYER "shape rect material=dense x=0 width=100\n"
+     SPECTRUM, 8, "material: 'dense' has |eps| = 1e+200 at 500 nm: at most 1e+06"},
+    {BASE "material dense nk 500 2000 1\n" LAYER SPECTRUM, 8, "'dense' has |eps| = 4e+06"},
 };
 
 static void test_bad_work_units(void)
@@ -715,6 +723,75 @@ static void test_rayleigh(void)
     }
 }
 
+/* ---- thick layers; what is reported as ok (issue 40, item 3) ---- */
+
+static const char thick_fmt[] =
+    "orrery-diffraction 1\nperiod 800\norders %d\nsuperstrate air\nsubstrate glass\n"
+    "material air eps 1 0\nmaterial glass eps 2.25 0\n"
+    "layer thickness=%g background=%s slices=%d\n%swavelengths 600\ntheta 10\n";
+
+/* A 1e6 nm layer: the order (-2, 0), evanescent in air and propagating in
+ * glass, gave T_total nan (sin overflowing, its exponential underflowing)
+ * with status ok. Its slices are 1e6 nm thick here: finite numbers whose
+ * energy balance fails, so the point is `unbalanced`. A homogeneous film
+ * (one order) that thick conserves energy in the discrete model: ok. */
+static void test_thick_layer(void)
+{
+    char wu[1024];
+    results r;
+    orr_error err;
+    snprintf(wu, sizeof wu, thick_fmt, 10, 1e6, "air", 1, "shape rect material=glass x=0 width=300\n");
+    CU_ASSERT_EQUAL_FATAL(run_wu(wu, 2, 0, &r, &err), ORR_OK);
+    printf("\n    grating, one 1e6 nm slice: R_total %.4g T_total %.4g", r.r_total[0], r.t_total[0]);
+    CU_ASSERT(isfinite(r.t_total[0]) && isfinite(r.r_total[0]));
+    CU_ASSERT(!r.status_ok[0]);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.text, " unbalanced "));
+    CU_ASSERT_PTR_NULL(strstr(r.text, "nan"));   /* a lossless substrate: no nan anywhere */
+    snprintf(wu, sizeof wu, thick_fmt, 0, 1e6, "glass", 16, "");
+    CU_ASSERT_EQUAL_FATAL(run_wu(wu, 2, 0, &r, &err), ORR_OK);
+    printf("\n    film, 16 slices of 62500 nm: |R + T - 1| %.2g",
+           fabs(r.r_total[0] + r.t_total[0] - 1));
+    CU_ASSERT(r.status_ok[0] && fabs(r.r_total[0] + r.t_total[0] - 1) < 1e-10);
+}
+
+/* The energy rule and the finite check on made-up outputs of one point. */
+static void test_point_checks(void)
+{
+    problem pb;
+    dif_point pt;
+    orr_error err;
+    char wu[1024];
+    snprintf(wu, sizeof wu, thick_fmt, 2, 200.0, "air", 8, "shape rect material=glass x=0 width=300\n");
+    problem_load(&pb, wu);
+    CU_ASSERT_EQUAL_FATAL(dif_point_init(&pb.wu, &pb.s, 0, &pt, &err), ORR_OK);
+    const int n = pb.s.n_modes;
+    double R[5], T[5];
+    dif_point_result res = {.residual = 1e-12, .r00 = {0.1, 0.2}, .r_total = 0.2, .t_total = 0.8};
+    for (int q = 0; q < n; q++)
+        R[q] = T[q] = 0.01;
+    CU_ASSERT_EQUAL(dif_point_balance(&pb.wu, &pt, &res), DIF_POINT_OK);
+    res.t_total = 0.82;   /* T(0,0) = 1.02 in the issue: more light out than in */
+    CU_ASSERT_EQUAL(dif_point_balance(&pb.wu, &pt, &res), DIF_POINT_UNBALANCED);
+    res.t_total = 0.78;   /* a lossless stack that loses 2% */
+    CU_ASSERT_EQUAL(dif_point_balance(&pb.wu, &pt, &res), DIF_POINT_UNBALANCED);
+    res.t_total = 0.795;
+    CU_ASSERT_EQUAL(dif_point_balance(&pb.wu, &pt, &res), DIF_POINT_OK);
+    CU_ASSERT_EQUAL(dif_point_check_finite(&pb.wu, &pb.s, &pt, 0, &res, R, T, &err), ORR_OK);
+    T[pt.mode00] = NAN;
+    CU_ASSERT_EQUAL(dif_point_check_finite(&pb.wu, &pb.s, &pt, 0, &res, R, T, &err),
+                    ORR_ERR_NUMERIC);
+    printf("\n    %s", err.message);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "test: point 0: T of order (0, 0) is nan: not "
+                                               "finite; nothing is reported"));
+    T[pt.mode00] = 0.01;
+    res.t_total = -INFINITY;
+    CU_ASSERT_EQUAL(dif_point_check_finite(&pb.wu, &pb.s, &pt, 0, &res, R, T, &err),
+                    ORR_ERR_NUMERIC);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "test: point 0: T_total is -inf"));
+    dif_point_free(&pt);
+    problem_free(&pb);
+}
+
 int main(void)
 {
     orr_error err;
@@ -742,6 +819,8 @@ int main(void)
     CU_add_test(s, "shape centres within one period, as their image in the cell",
                 test_shape_centres);
     CU_add_test(s, "Rayleigh anomaly refused: file:line: key, the point and order", test_rayleigh);
+    CU_add_test(s, "a 1e6 nm layer: finite, and ok only where energy balances", test_thick_layer);
+    CU_add_test(s, "the energy rule of ok and unbalanced; the finite check", test_point_checks);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     unsigned failed = CU_get_number_of_failures() + CU_get_number_of_suites_failed();

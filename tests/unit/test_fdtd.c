@@ -14,7 +14,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "fdtd/job.h"
 #include "fdtd/ops.h"
 #include "spectral/spectral.h"
 
@@ -408,6 +410,57 @@ static void test_fast(void)
                      "radius=3e-3\n");
 }
 
+/* ---- nothing non-finite is reported (issue 40) ---- */
+
+/* A finished run reported through the kind's report with one number
+ * replaced by value: series[at] (which < 0: energy[-which - 1]); the
+ * status, and whether the table exists afterwards. */
+static orr_status report_with(long which, double value, int *written, orr_error *err)
+{
+    char dir[] = "/tmp/orrery-fdtd-report-XXXXXX", out[64], partial[80];
+    CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+    snprintf(out, sizeof out, "%s/results.txt", dir);
+    snprintf(partial, sizeof partial, "%s.partial", out);
+    run r;
+    run_text(&r, "orrery-fdtd 1\ngrid 8 8 8\ncell 1e-3 1e-3 1e-3\nsteps 40\nboundary pec\n"
+                 "source waveform=gauss width=4\nprobe ez 2 3 4\nprobe hx 5 5 5\nenergy every=10\n");
+    fdtd_cli cli = {.job = {.output = out}};
+    fdtd_job job = {.opt = &cli, .wu = r.wu, .s = r.s, .ops = {&fdtd_reference_ops, NULL},
+                    .ctx = r.ctx, .done = r.wu.steps, .series = r.series, .energy = r.energy,
+                    .n_energy = fdtd_energy_count(&r.wu, r.wu.steps)};
+    if (which > 0)
+        r.series[which] = value;
+    else if (which < 0)
+        r.energy[-which - 1] = value;
+    orr_status st = fdtd_job_report(&job, err);
+    *written = access(out, F_OK) == 0;
+    CU_ASSERT(access(partial, F_OK) != 0);
+    unlink(out);
+    rmdir(dir);
+    free(job.payload);
+    run_free(&r);
+    return st;
+}
+
+static void test_report_finite(void)
+{
+    orr_error err;
+    int written;
+    CU_ASSERT_EQUAL(report_with(0, 0, &written, &err), ORR_OK);
+    CU_ASSERT(written);
+    /* step 17's value of probe 1 (series[16 * 2 + 1]) */
+    CU_ASSERT_EQUAL(report_with(33, -INFINITY, &written, &err), ORR_ERR_NUMERIC);
+    CU_ASSERT(!written);
+    CU_ASSERT_EQUAL(orr_status_exit_code(err.status), 70);
+    printf("\n    %s", err.message);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "test.wu: probe 1 (hx at 5,5,5) at step 17 is -inf: "
+                                               "not finite; nothing is reported"));
+    CU_ASSERT_EQUAL(report_with(-3, NAN, &written, &err), ORR_ERR_NUMERIC);
+    CU_ASSERT(!written);
+    printf("\n    %s", err.message);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "test.wu: the energy at step 30 is "));
+}
+
 int main(void)
 {
     if (CU_initialize_registry() != CUE_SUCCESS)
@@ -420,6 +473,7 @@ int main(void)
     CU_add_test(s, "CPML reflection at normal incidence <= -40 dB", test_cpml);
     CU_add_test(s, "dielectric slab's reflection against the exact value", test_slab);
     CU_add_test(s, "fast within 1e-12 of faithful", test_fast);
+    CU_add_test(s, "a non-finite series value or energy is never reported", test_report_finite);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     const unsigned failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();

@@ -322,6 +322,20 @@ typedef struct {
 } bad_case;
 
 static const bad_case bad_cases[] = {
+    /* issue 40: fields, norms and energies that cannot be finite */
+    {HEAD GRID "source waveform=gauss width=8 amplitude=1e200\n", 5, "source amplitude",
+     "the peak field 1e+200 V/m (|amplitude| times the waveform's peak) is above 1e+100"},
+    {HEAD GRID "source waveform=dgauss width=8 amplitude=-1e308\n", 5, "source amplitude",
+     "is above 1e+100, the most double precision carries"},
+    {HEAD GRID "source waveform=table amplitude=1e60\ntable 0 1e50 0\n", 5, "source amplitude",
+     "the peak field 1e+110 V/m (|amplitude| times the waveform's peak, the table's largest "
+     "value)"},
+    {HEAD GRID "source waveform=gauss width=8 amplitude=1e31\nprecision single\n", 5,
+     "source amplitude", "is above 1e+30, the most single precision carries"},
+    {HEAD "grid 16 16 16\ncell 1e90 1e90 1e90\nsteps 400\n" SRC, 5, "source amplitude",
+     "in 5832 cells of 1e+270 m^3 (line 3), eps_r up to 1, gives energies near"},
+    {HEAD GRID "source waveform=gauss width=8 amplitude=1e100\nmaterial m eps_r=1e150\n", 5,
+     "source amplitude", "eps_r up to 1e+150, gives energies near"},
     /* the first statement; the file as a whole */
     {"", 0, "orrery-fdtd", "empty work unit"},
     {"# only a comment\n\n", 2, "orrery-fdtd", "empty work unit"},

@@ -13,7 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "mom/job.h"
 #include "mom/lapack.h"
 #include "mom/ops.h"
 #include "mom_series.h"
@@ -211,6 +213,64 @@ static void test_far_field_rules(void)
 
 /* `test_mom --far-field-table`: docs/mom.md section 5's table (a test
  * of its own, run alone and quietly: solve() asserts). */
+/* ---- nothing non-finite is reported (issue 40) ---- */
+
+/* The report of a job whose currents are `scale` times a solution's, with
+ * current[bad] replaced by `value` (bad < 0: none): the status, and
+ * whether the table exists afterwards. */
+static orr_status report_with(double scale, int bad, double value, int *written, orr_error *err)
+{
+    static double echo[2] = {0, 90};
+    char dir[] = "/tmp/orrery-mom-report-XXXXXX", out[64];
+    CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+    snprintf(out, sizeof out, "%s/results.txt", dir);
+    mom_cli cli = {.job = {.output = out}};
+    mom_job job = {.opt = &cli};
+    solved sv;
+    mom_workunit wu = circle_unit(RADIUS, 40, MOM_REFERENCE);
+    wu.n_echo = 2;
+    wu.echo = echo;
+    solve(&sv, &wu);
+    job.wu = sv.wu;
+    job.p = sv.p;
+    job.info = sv.info;
+    job.current = (double *)sv.x;
+    for (int i = 0; i < 2 * sv.p.n; i++)
+        job.current[i] *= scale;
+    if (bad >= 0)
+        job.current[bad] = value;
+    orr_status st = mom_job_report(&job, err);
+    *written = access(out, F_OK) == 0;
+    char partial[80];
+    snprintf(partial, sizeof partial, "%s.partial", out);
+    CU_ASSERT(access(partial, F_OK) != 0);   /* no partial file left either */
+    unlink(out);
+    rmdir(dir);
+    free(job.payload);
+    solved_free(&sv);
+    return st;
+}
+
+static void test_report_finite(void)
+{
+    orr_error err;
+    int written;
+    CU_ASSERT_EQUAL(report_with(1, -1, 0, &written, &err), ORR_OK);
+    CU_ASSERT(written);
+    CU_ASSERT_EQUAL(report_with(1, 7, NAN, &written, &err), ORR_ERR_NUMERIC);
+    CU_ASSERT(!written);
+    CU_ASSERT_EQUAL(orr_status_exit_code(err.status), 70);
+    printf("\n    %s", err.message);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "test.wu: the current J at unknown 3 (imaginary "
+                                               "part), incidence 0 is nan"));
+    /* finite currents whose echo widths overflow: the table is dropped */
+    CU_ASSERT_EQUAL(report_with(1e200, -1, 0, &written, &err), ORR_ERR_NUMERIC);
+    CU_ASSERT(!written);
+    printf("\n    %s", err.message);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "test.wu: the echo width at incidence 0, angle 0 "
+                                               "is inf: not finite; nothing is reported"));
+}
+
 static void far_field_table(void)
 {
     static const double kas[2] = {6, 12.68}, densities[5] = {5, 10, 20, 40, 80};
@@ -375,6 +435,7 @@ int main(int argc, char **argv)
     CU_add_test(s, "LCN through the solver converges with q", test_lcn_solver);
     CU_add_test(s, "every solver's backward error, the factors' error", test_solvers);
     CU_add_test(s, "a square and a non-convex polygon converge", test_polygons);
+    CU_add_test(s, "a non-finite current or echo width is never reported", test_report_finite);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     const unsigned failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();

@@ -374,7 +374,26 @@ static const bad_case bad_cases[] = {
     {BASE "wavenumber -1\n", "bad.txt:5: wavenumber: -1 must be > 0"},
     {BASE "wavenumber nan\n", "bad.txt:5: wavenumber: expected a finite number, found 'nan'"},
     {BASE "wavenumber 1e-310\n",
-     "bad.txt:5: wavenumber: 1e-310 gives no finite wavelength (2 pi / k)"},
+     "bad.txt:5: wavenumber: 1e-310 gives the wavelength 2 pi / k = inf, outside 1e-100..1e+100 "
+     "(lengths whose squares the double range holds)"},
+    /* issue 40: the echo widths overflowed at wavelength 1e160 */
+    {BASE "wavenumber 1e101\n", "bad.txt:5: wavenumber: 1e+101 gives the wavelength 2 pi / k = "
+     "6.28319e-101, outside 1e-100..1e+100 (lengths whose squares the double range holds)"},
+    {BASE "wavelength 1e160\n", "bad.txt:5: wavelength: 1e+160 is outside 1e-100..1e+100 "
+     "(lengths whose squares the double range holds)"},
+    {BASE "wavelength 1e-101\n", "bad.txt:5: wavelength: 1e-101 is outside 1e-100..1e+100 "
+     "(lengths whose squares the double range holds)"},
+    {HEAD "circle radius=1e-200\n" CELLS INC, "bad.txt:2: circle radius: 1e-200 is outside "
+     "1e-100..1e+100 (lengths whose squares the double range holds)"},
+    /* issue 40: echo angles of 1e308 degrees wrote nan */
+    {BASE "echo 0 1e308\n", "bad.txt:5: echo: 1e+308 degrees: at most 1e+06 in magnitude (larger "
+     "angles lose their precision in radians, and overflow)"},
+    {BASE "echo 0\necho -1000001\n", "bad.txt:6: echo: -1000001 degrees: at most 1e+06 in "
+     "magnitude (larger angles lose their precision in radians, and overflow)"},
+    {HEAD CIRC CELLS "incidence -1e308\n", "bad.txt:4: incidence: -1e+308 degrees: at most 1e+06 "
+     "in magnitude (larger angles lose their precision in radians, and overflow)"},
+    {BASE "echo from=-1e7 to=0 step=1e3\n", "bad.txt:5: echo from: -10000000 degrees: at most 1e+06 "
+     "in magnitude (larger angles lose their precision in radians, and overflow)"},
     /* circle */
     {HEAD "circle\n" CELLS INC, "bad.txt:2: circle radius: missing (required)"},
     {HEAD "circle 1\n", "bad.txt:2: circle: expected key=value, found '1'"},
@@ -410,7 +429,11 @@ static const bad_case bad_cases[] = {
      "bad.txt:2: polygon: the vertices go clockwise (signed area 0); list them "
      "counter-clockwise"},
     {HEAD "polygon\nvertex 0 0\nvertex 1e300 0\nvertex 1e300 1e300\n" REST,
-     "bad.txt:2: polygon: the signed area is not finite (coordinates too large)"},
+     "bad.txt:4: vertex: 1e+300: a coordinate is 0 or 1e-100..1e+100 in magnitude (lengths "
+     "whose squares the double range holds)"},
+    {HEAD "polygon\nvertex 0 0\nvertex 1 0\nvertex 1 -1e-300\n" REST,
+     "bad.txt:5: vertex: -1e-300: a coordinate is 0 or 1e-100..1e+100 in magnitude (lengths "
+     "whose squares the double range holds)"},
     {HEAD "polygon\nvertex 0 0\nvertex 1 0\nvertex 1 0\nvertex 0 1\n" REST,
      "bad.txt:5: vertex: (1, 0) is the vertex of line 4 again: a zero-length edge"},
     {HEAD "polygon\nvertex 0 0\nvertex 1 0\nvertex 0 1\nvertex 0 0\n" REST,
