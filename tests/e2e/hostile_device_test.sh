@@ -1,11 +1,13 @@
 #!/bin/sh
 # Device failures in their two classes (issue 40), through the OpenCL app
 # on the machine's OpenCL device (PoCL in CI) and the GPU test stub:
-#  1. a diffraction unit one point of which no device can hold (GMRES(1000)
-#     keeps 1009 vectors of 2e7 unknowns a point: 3.3e11 bytes) is refused
-#     before anything is allocated: exit 78 (permanent for this host: under
-#     BOINC an error, so the task goes to another host), naming the bytes
-#     and the device, and no table;
+#  1. a diffraction unit one point of which the device cannot hold (GMRES(50)
+#     keeps 59 vectors of 2e6 unknowns a point: 2.1e9 bytes, within the
+#     kind's 8 GiB a point; PoCL's device is held to 1 GiB by
+#     POCL_MEMORY_LIMIT, another device is left out of this case) is
+#     refused before anything is allocated: exit 78 (permanent for this
+#     host: under BOINC an error, so the task goes to another host), naming
+#     the bytes and the device, and no table;
 #  2. diffraction kernels that do not build (ORR_OPENCL_OPTIONS breaks
 #     them): exit 78, the compiler's log, no table;
 #  3. a GPU that is not usable now (the stub, --device 0): exit 75 (under
@@ -27,8 +29,8 @@ passed=0 failed=0
 pass() { echo "PASS: $*"; passed=$((passed + 1)); }
 fail() { echo "FAIL: $*"; failed=$((failed + 1)); }
 
-# A film in one layer of 40000 slices, 511 orders: 2e7 unknowns a point
-# (within the kind's limits: one point's own 3.9e9 bytes are under 8 GiB).
+# A film in one layer of 4000 slices, 511 orders: 2e6 unknowns a point
+# (within the kind's limits and the host's memory: 2.1e9 bytes).
 cat >huge.txt <<'EOF'
 orrery-diffraction 1
 period 500
@@ -38,10 +40,10 @@ substrate sub
 material air eps 1 0
 material film eps 2.25 0
 material sub eps 2.25 0
-layer thickness=4000 background=film slices=40000
+layer thickness=4000 background=film slices=4000
 wavelengths 633
 theta 0
-solver method=gmres restart=1000
+solver method=gmres restart=50
 EOF
 cat >small.txt <<'EOF'
 orrery-diffraction 1
@@ -68,16 +70,21 @@ if ! (cd probe && timeout 120 "$app" diffraction -w ../small.txt -o out.txt $ext
     fail "the OpenCL app cannot run a small diffraction unit: $(tail -2 probe.err)"
 fi
 
-echo "== 1. a unit no device can hold"
-# shellcheck disable=SC2086
-(cd huge && timeout 120 "$app" diffraction -w ../huge.txt -o out.txt $extra 2>../huge.err)
-rc=$?
-if [ $rc -eq 78 ] &&
-    grep -q "error: diffraction: one point needs [0-9]* bytes of device memory, [0-9]* in its largest buffer; OpenCL device .* has [0-9]*, at most [0-9]* in one buffer" huge.err &&
-    [ ! -e huge/out.txt ] && [ ! -e huge/out.txt.partial ]; then
-    pass "exit 78: $(grep -o 'one point needs [0-9]* bytes' huge.err)"
+echo "== 1. a unit the device cannot hold"
+if grep -q "Portable Computing Language" probe.err; then
+    # shellcheck disable=SC2086
+    (cd huge && POCL_MEMORY_LIMIT=1 timeout 120 "$app" diffraction -w ../huge.txt -o out.txt $extra \
+        2>../huge.err)
+    rc=$?
+    if [ $rc -eq 78 ] &&
+        grep -q "error: diffraction: one point needs [0-9]* bytes of device memory, [0-9]* in its largest buffer; OpenCL device .* has [0-9]*, at most [0-9]* in one buffer" huge.err &&
+        [ ! -e huge/out.txt ] && [ ! -e huge/out.txt.partial ]; then
+        pass "exit 78: $(grep -o 'one point needs [0-9]* bytes' huge.err)"
+    else
+        fail "exit $rc (78 expected): $(tail -2 huge.err)"
+    fi
 else
-    fail "exit $rc (78 expected): $(tail -2 huge.err)"
+    echo "note: case 1 needs PoCL (POCL_MEMORY_LIMIT makes its device small); left out on this device"
 fi
 
 echo "== 2. kernels that do not build"
@@ -86,7 +93,7 @@ echo "== 2. kernels that do not build"
     -o out.txt $extra 2>../broken.err)
 rc=$?
 if [ $rc -eq 78 ] && grep -q "OpenCL build log" broken.err &&
-    grep -q "error: OpenCL: building the diffraction kernels (build log above): CL_BUILD_PROGRAM_FAILURE" broken.err &&
+    grep -q "error: .*OpenCL: building the diffraction kernels (build log above): CL_BUILD_PROGRAM_FAILURE" broken.err &&
     [ ! -e broken/out.txt ]; then
     pass "exit 78: $(grep -o 'OpenCL: building.*' broken.err | tail -1)"
 else
