@@ -13,7 +13,7 @@
  * OPTIONS: --config FILE, --likelihood-tolerance X, --integral-tolerance X,
  * --r00-tolerance X, --efficiency-tolerance X, --echo-db-tolerance X,
  * --echo-sigma-tolerance X, --echo-db-tolerance-single X,
- * --echo-sigma-tolerance-single X, --energy-tolerance X.
+ * --echo-sigma-tolerance-single X.
  *
  * FILE is a result file as the apps write it (the output template names
  * it). Its kind is told from its content: a first line
@@ -41,19 +41,24 @@
  * "# parameter NAME VALUE" a name ([A-Za-z_][A-Za-z0-9_]*, at most 32,
  * each once, at most 32) and a finite number; every row has its 14 + 4
  * n_orders fields well-formed: lambda > 0, 0 <= theta < 90, phi, residual
- * >= 0 finite, status ok or not_converged, iterations and n_orders >= 1
+ * >= 0 finite, status ok, not_converged or unbalanced, iterations and n_orders >= 1
  * whole numbers, r00 finite, R_total >= 0 finite, T_total and absorbed
  * finite or both nan, the orders' (m, n) whole, listed in increasing (n,
  * m) (the app's order) or (m, n), (0, 0) among them, each R >= 0 finite
  * and T >= 0 finite or nan; and consistent with the unit's substrate: T
  * nan at every order and in T_total and absorbed (lossy) or nowhere,
  * R_total and T_total the orders' sums and absorbed 1 - R_total - T_total
- * (to 1e-9), and at an ok point no more energy made than
- * energy_tolerance (default 0.1): R_total <= 1 + tol, absorbed >= -tol.
+ * (to 1e-9); and the status word as the app's energy rule gives it from
+ * the row's numbers (dif_energy_balance, common/diffraction/report.h): a
+ * converged point is ok within the balance, unbalanced beyond it; where
+ * the rule needs the stack's materials (a lossless substrate, R_total +
+ * T_total < 1 - 1e-2), which the table does not hold, either word.
  * compare: both pass init, with the same parameter and periods lines (not
  * the work_unit line: the app's hash there also names the backend and CPU
- * path), the same points (lambda, theta, phi within 1e-9) and statuses,
- * the same orders; at every ok point |r00_1 - r00_2|
+ * path), the same points (lambda, theta, phi within 1e-9), converged
+ * (ok, unbalanced) or not_converged in both, the same words unless the
+ * rows' numbers lie on either side of the balance's limit, the same
+ * orders; at every converged point |r00_1 - r00_2|
  * <= r00_tolerance * max(|r00_1|, |r00_2|, 0.01) (default 1e-8) and every
  * efficiency (R_total, T_total, absorbed, each order's R and T) within
  * efficiency_tolerance (default 1e-8 absolute), nan where the other is nan;
@@ -130,7 +135,7 @@
  * if it exists (none for a program found on PATH), or --config FILE, which
  * must exist. Lines `key = value`, '#' starts a comment; keys
  * likelihood_tolerance, integral_tolerance (separation), r00_tolerance and
- * efficiency_tolerance and energy_tolerance (diffraction), echo_db_tolerance,
+ * efficiency_tolerance (diffraction), echo_db_tolerance,
  * echo_sigma_tolerance, echo_db_tolerance_single and
  * echo_sigma_tolerance_single (mom), each at most once, values finite and
  * >= 0. Command-line tolerances override the file's.
@@ -154,6 +159,7 @@
 #include <sys/stat.h>
 
 #include "diffraction/diffraction.h"
+#include "diffraction/report.h"
 #include "fdtd/fdtd.h"
 #include "io/io.h"
 #include "mom/mom.h"
@@ -227,22 +233,16 @@ static const char *const tag_names[N_TAGS] = {"background_integral", "stream_int
 
 /* The tolerances, as configuration keys and as options. */
 enum { TOL_LIKELIHOOD, TOL_INTEGRAL, TOL_R00, TOL_EFFICIENCY, TOL_ECHO_DB, TOL_ECHO_SIGMA,
-       TOL_ECHO_DB_SINGLE, TOL_ECHO_SIGMA_SINGLE, TOL_ENERGY, N_TOL };
+       TOL_ECHO_DB_SINGLE, TOL_ECHO_SIGMA_SINGLE, N_TOL };
 static const char *const tol_keys[N_TOL] = {
     "likelihood_tolerance", "integral_tolerance", "r00_tolerance", "efficiency_tolerance",
     "echo_db_tolerance", "echo_sigma_tolerance", "echo_db_tolerance_single",
-    "echo_sigma_tolerance_single", "energy_tolerance"};
+    "echo_sigma_tolerance_single"};
 static const char *const tol_options[N_TOL] = {
     "--likelihood-tolerance", "--integral-tolerance", "--r00-tolerance",
     "--efficiency-tolerance", "--echo-db-tolerance", "--echo-sigma-tolerance",
-    "--echo-db-tolerance-single", "--echo-sigma-tolerance-single", "--energy-tolerance"};
-/* energy_tolerance: the energy an ok diffraction point may create
- * (R_total + T_total - 1 on a lossless substrate). The model conserves it
- * only up to its discretisation, which falls as dz^2 (docs/diffraction.md
- * section 5): a 200 nm line on glass makes 2.4e-3 at 8 slices, 0.04 at 2,
- * 0.13 at 1; 0.1 refuses what no sensible discretisation gives, and a
- * project tightens it to its batches' (orrery-validate.conf). */
-static const double tol_defaults[N_TOL] = {1e-11, 1e-9, 1e-8, 1e-8, 1e-6, 1e-6, 0.05, 1e-2, 0.1};
+    "--echo-db-tolerance-single", "--echo-sigma-tolerance-single"};
+static const double tol_defaults[N_TOL] = {1e-11, 1e-9, 1e-8, 1e-8, 1e-6, 1e-6, 0.05, 1e-2};
 
 typedef struct {
     int n[N_TAGS];                       /* values found per tag */
@@ -311,7 +311,6 @@ static int usage(const char *fmt, ...)
             "         --echo-sigma-tolerance X (mom, double; default 1e-6 relative)\n"
             "         --echo-db-tolerance-single X (mom, single; default 0.05 dB absolute)\n"
             "         --echo-sigma-tolerance-single X (mom, single; default 1e-2 relative)\n"
-            "         --energy-tolerance X (diffraction; default 0.1: energy an ok point may make)\n"
             "fdtd results: tolerances from their arithmetic and precision (1e-12 faithful\n"
             "double, 1e-9 fast double, 1e-5 faithful single, 1e-3 fast single)\n"
             "exit 0 valid / equal, 1 invalid / different, 3 could not judge (missing or\n"
@@ -437,7 +436,7 @@ typedef struct {
 
 typedef struct {
     double lambda, theta, phi;
-    int ok;                              /* status ok; else not_converged */
+    int status;                          /* DIF_POINT_OK, _NOT_CONVERGED, _UNBALANCED */
     double r00[2];
     double v[3];                         /* R_total, T_total, absorbed */
     int n_orders;
@@ -592,16 +591,36 @@ static int dif_grow(dif_result *d, int n_orders)
     return 0;
 }
 
+/* The app's balance rule on the row's numbers (they are the app's
+ * doubles: %.17g reads back exactly), with what the table tells of the
+ * materials: only whether the substrate is lossy (T nan). Where the rule
+ * needs the others (DIF_BALANCE_IF_LOSSLESS) either word is the app's. */
+static int dif_energy_status(const char *path, int line, const dif_row *r)
+{
+    if (r->status == DIF_POINT_NOT_CONVERGED)
+        return VALID;
+    const int b = dif_energy_balance(r->v[0], r->v[1], isnan(r->v[1]));
+    if (r->status == DIF_POINT_OK && b == DIF_BALANCE_UNBALANCED)
+        return say(INVALID, "%s:%d: an ok point that makes energy: R_total %.17g, T_total %.17g "
+                   "(out beyond 1 + %g: the app writes unbalanced; docs/diffraction.md section 4)",
+                   path, line, r->v[0], r->v[1], DIF_ENERGY_TOLERANCE);
+    if (r->status == DIF_POINT_UNBALANCED && b == DIF_BALANCE_OK)
+        return say(INVALID, "%s:%d: an unbalanced point whose energy balances: R_total %.17g, "
+                   "T_total %.17g (within 1 +- %g: the app writes ok; docs/diffraction.md "
+                   "section 4)", path, line, r->v[0], r->v[1], DIF_ENERGY_TOLERANCE);
+    return VALID;
+}
+
 /* A row's numbers agree with each other and with the work unit's
  * substrate (docs/diffraction.md section 4): T is nan at every order and in
  * T_total and absorbed (a lossy substrate) or nowhere, R nowhere; R_total
  * and T_total are the orders' sums and absorbed is 1 - R_total - T_total,
  * as the app computes them (to DIF_SUM_TOLERANCE: the file's 17 digits
- * read back to the app's doubles, summed in its order or another); and an
- * ok point makes no energy beyond etol (R_total <= 1 + etol, absorbed >=
- * -etol). A not_converged point holds the last iterate, which may. */
-static int dif_balance(const char *path, int line, const dif_row *r, const dif_order *o,
-                       double etol)
+ * read back to the app's doubles, summed in its order or another); and a
+ * converged point's word is the app's energy rule on these numbers
+ * (dif_energy_status). A not_converged point holds the last iterate,
+ * whose balance nobody judges. */
+static int dif_balance(const char *path, int line, const dif_row *r, const dif_order *o)
 {
     const int lossy = isnan(r->v[1]);
     double sum_r = 0, sum_t = 0;
@@ -620,16 +639,12 @@ static int dif_balance(const char *path, int line, const dif_row *r, const dif_o
     if (!lossy && !(fabs(1 - r->v[0] - r->v[1] - r->v[2]) <= DIF_SUM_TOLERANCE))
         return say(INVALID, "%s:%d: absorbed %.17g is not 1 - R_total - T_total (%.17g)", path,
                    line, r->v[2], 1 - r->v[0] - r->v[1]);
-    if (r->ok && (!(r->v[0] <= 1 + etol) || (!lossy && !(r->v[2] >= -etol))))
-        return say(INVALID, "%s:%d: an ok point that makes energy: R_total %.17g, T_total %.17g, "
-                   "absorbed %.17g (%s %g)", path, line, r->v[0], r->v[1], r->v[2],
-                   tol_keys[TOL_ENERGY], etol);
-    return VALID;
+    return dif_energy_status(path, line, r);
 }
 
 /* One point row (tokens after splitting); on failure says why. */
 static int dif_row_line(const char *path, int line, const char **tok, const size_t *tlen, int n,
-                        dif_result *d, double etol)
+                        dif_result *d)
 {
 #define BAD(what) say(INVALID, "%s:%d: %s", path, line, what)
     if (n < 14 || !tok_eq(tok[0], tlen[0], "point"))
@@ -650,12 +665,13 @@ static int dif_row_line(const char *path, int line, const char **tok, const size
         return BAD("theta: not a number in [0, 90)");
     if (dif_number(tok[4], tlen[4], 0, &r->phi) != 0)
         return BAD("phi: not a finite number");
-    if (tok_eq(tok[5], tlen[5], "ok"))
-        r->ok = 1;
-    else if (tok_eq(tok[5], tlen[5], "not_converged"))
-        r->ok = 0;
-    else
-        return BAD("status: neither ok nor not_converged");
+    /* the app's words (report.c), "pending" aside: it is never written */
+    r->status = DIF_POINT_STATUSES;
+    for (int w = DIF_POINT_OK; w < DIF_POINT_STATUSES; w++)
+        if (tok_eq(tok[5], tlen[5], dif_point_status_words[w]))
+            r->status = w;
+    if (r->status == DIF_POINT_STATUSES)
+        return BAD("status: neither ok, not_converged nor unbalanced");
     if (dif_whole(tok[6], tlen[6], 0, INT_MAX, &iterations) != 0)
         return BAD("iterations: not a whole number >= 0");
     if (dif_number(tok[7], tlen[7], 0, &residual) != 0 || !(residual >= 0))
@@ -695,7 +711,7 @@ static int dif_row_line(const char *path, int line, const char **tok, const size
     }
     if (!zero)
         return BAD("order (0, 0) missing");
-    const int rc = dif_balance(path, line, r, &d->orders[d->n_ord], etol);
+    const int rc = dif_balance(path, line, r, &d->orders[d->n_ord]);
     if (rc != VALID)
         return rc;
     d->n_ord += (size_t)n_orders;
@@ -705,7 +721,7 @@ static int dif_row_line(const char *path, int line, const char **tok, const size
 }
 
 /* Reads and checks a diffraction table (init's rules) already in buf. */
-static int dif_load(const char *path, const orr_buffer *buf, dif_result *d, double etol)
+static int dif_load(const char *path, const orr_buffer *buf, dif_result *d)
 {
     memset(d, 0, sizeof *d);
     if (buf->size > MAX_DIF_BYTES)
@@ -751,7 +767,7 @@ static int dif_load(const char *path, const orr_buffer *buf, dif_result *d, doub
                        DIF_MAX_ORDER_PAIRS);
         if (d->n_points >= DIF_MAX_POINTS)
             return say(INVALID, "%s:%d: more than %d points", path, it.line, DIF_MAX_POINTS);
-        rc = dif_row_line(path, it.line, tok, tlen, n, d, etol);
+        rc = dif_row_line(path, it.line, tok, tlen, n, d);
     }
     if (rc != VALID)
         return rc;
@@ -787,10 +803,17 @@ static int dif_compare(const char *b_path, const dif_result *a, const dif_result
               fabs(x->theta - y->theta) <= DIF_POINT_TOLERANCE &&
               fabs(x->phi - y->phi) <= DIF_POINT_TOLERANCE))
             return say(INVALID, "point %d: lambda, theta, phi differ (%s)", p, b_path);
-        if (x->ok != y->ok)
+        const int nx = x->status == DIF_POINT_NOT_CONVERGED, ny = y->status == DIF_POINT_NOT_CONVERGED;
+        if (nx != ny)
             return say(INVALID, "point %d: converged in one result only (%s)", p, b_path);
-        if (!x->ok)
+        if (nx)
             continue;
+        if (x->status != y->status && dif_energy_balance(x->v[0], x->v[1], isnan(x->v[1])) ==
+                                          dif_energy_balance(y->v[0], y->v[1], isnan(y->v[1])))
+            return say(INVALID, "point %d: %s in one result, %s in the other, with numbers on "
+                       "the same side of the energy balance (%s)", p,
+                       dif_point_status_words[x->status], dif_point_status_words[y->status],
+                       b_path);
         const double ax = hypot(x->r00[0], x->r00[1]), ay = hypot(y->r00[0], y->r00[1]);
         const double scale = fmax(fmax(ax, ay), DIF_R00_FLOOR);
         const double d = hypot(x->r00[0] - y->r00[0], x->r00[1] - y->r00[1]) / scale;
@@ -1945,7 +1968,7 @@ static int load_any(const char *path, const double *tol, FILE *dump, result_file
         return rc;
     if (is_dif(&buf)) {
         *kind = KIND_DIFFRACTION;
-        rc = dif_load(path, &buf, d, tol[TOL_ENERGY]);
+        rc = dif_load(path, &buf, d);
         if (rc == VALID && dump)
             rc = dump_lines(dump, "diffraction", &buf, 1);
         orr_buffer_free(&buf);
@@ -2125,10 +2148,9 @@ static int config_line(const char *path, int line, const char *s, size_t len, do
     while (k < N_TOL && !(strlen(tol_keys[k]) == klen && memcmp(s, tol_keys[k], klen) == 0))
         k++;
     if (k == N_TOL)
-        return say(RETRY, "%s:%d: %.*s: unknown key (known: %s, %s, %s, %s) (mom: %s, %s, %s, %s) "
-                   "(diffraction: %s)", path, line, (int)klen, s, tol_keys[0], tol_keys[1],
-                   tol_keys[2], tol_keys[3], tol_keys[4], tol_keys[5], tol_keys[6], tol_keys[7],
-                   tol_keys[8]);
+        return say(RETRY, "%s:%d: %.*s: unknown key (known: %s, %s, %s, %s) (mom: %s, %s, %s, %s)",
+                   path, line, (int)klen, s, tol_keys[0], tol_keys[1], tol_keys[2], tol_keys[3],
+                   tol_keys[4], tol_keys[5], tol_keys[6], tol_keys[7]);
     if (seen[k]++)
         return say(RETRY, "%s:%d: %s: repeated key", path, line, tol_keys[k]);
     if (parse_tolerance(val, vlen, &tol[k]) != 0)
