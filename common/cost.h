@@ -15,9 +15,10 @@
 
 /* X(id, key, value, what): the per-unit limits (docs: README.md, "Limits
  * of a work unit"). The results limit is what orrery-validate reads
- * (workunits/validate.c's MAX_FD_BYTES; a test checks they agree), the
- * checkpoint's what checkpoint.c reads back: a larger one could never
- * resume. Memory-sized checkpoints (the state) meet the host check first. */
+ * (workunits/fdtd/validate.c's MAX_FD_BYTES and mom's MAX_MO_BYTES; a
+ * test checks they agree), the checkpoint's what checkpoint.c reads
+ * back: a larger one could never resume. Memory-sized checkpoints (the
+ * state) meet the host check first. */
 #define ORR_LIMIT_TABLE(X)                                                                        \
     X(ORR_LIMIT_RESULTS, "results_bytes", 1073741824.0,                                           \
       "the results file, bytes: what orrery-validate reads")                                     \

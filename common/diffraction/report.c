@@ -104,15 +104,26 @@ static int stack_lossless(const dif_workunit *wu, const dif_point *pt)
     return 1;
 }
 
+int dif_energy_balance(double r_total, double t_total, int lossy_substrate)
+{
+    const double out = lossy_substrate ? r_total : r_total + t_total;
+    if (!(out <= 1 + DIF_ENERGY_TOLERANCE))
+        return DIF_BALANCE_UNBALANCED;
+    if (!lossy_substrate && !(out >= 1 - DIF_ENERGY_TOLERANCE))
+        return DIF_BALANCE_IF_LOSSLESS;
+    return DIF_BALANCE_OK;
+}
+
 int dif_point_balance(const dif_workunit *wu, const dif_point *pt, const dif_point_result *res)
 {
-    const int lossy_substrate = cimag(pt->eps2) != 0;
-    const double out = lossy_substrate ? res->r_total : res->r_total + res->t_total;
-    if (!(out <= 1 + DIF_ENERGY_TOLERANCE))
+    switch (dif_energy_balance(res->r_total, res->t_total, cimag(pt->eps2) != 0)) {
+    case DIF_BALANCE_UNBALANCED:
         return DIF_POINT_UNBALANCED;
-    if (!lossy_substrate && !(out >= 1 - DIF_ENERGY_TOLERANCE) && stack_lossless(wu, pt))
-        return DIF_POINT_UNBALANCED;
-    return DIF_POINT_OK;
+    case DIF_BALANCE_IF_LOSSLESS:
+        return stack_lossless(wu, pt) ? DIF_POINT_UNBALANCED : DIF_POINT_OK;
+    default:
+        return DIF_POINT_OK;
+    }
 }
 
 /* A number the table must have finite (NAN_OK: or nan, a lossy

@@ -25,6 +25,15 @@ extern const char *const dif_point_status_words[DIF_POINT_STATUSES];
  * wavelength), whose numbers a library must not take. */
 #define DIF_ENERGY_TOLERANCE 1e-2
 
+/* The rule above on a row's numbers alone, for the app and for
+ * orrery-validate (which recomputes it from the table's 17 digits and so
+ * knows the substrate but not the stack's other materials):
+ * DIF_BALANCE_OK, DIF_BALANCE_UNBALANCED, or DIF_BALANCE_IF_LOSSLESS
+ * (R_total + T_total < 1 - tol over a lossless substrate: unbalanced if
+ * and only if every material is lossless at the point's wavelength). */
+enum { DIF_BALANCE_OK, DIF_BALANCE_UNBALANCED, DIF_BALANCE_IF_LOSSLESS };
+int dif_energy_balance(double r_total, double t_total, int lossy_substrate);
+
 /* DIF_POINT_OK, or DIF_POINT_UNBALANCED by the rule above, for a point
  * that converged with the outputs in res. */
 int dif_point_balance(const dif_workunit *wu, const dif_point *pt, const dif_point_result *res);

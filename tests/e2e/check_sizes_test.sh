@@ -228,10 +228,15 @@ for g in fdtd/orrery-wugen-fdtd.in mom/orrery-wugen-mom.in; do
         fail "workunits/$g: OUTPUT_MAX is not 1 << 30 = the app's results_bytes"
     fi
 done
-if grep -q '^#define MAX_FD_BYTES ((size_t)1 << 30)' "$src/workunits/validate.c"; then
-    pass "workunits/validate.c: MAX_FD_BYTES is the app's results_bytes"
+if grep -q '^#define MAX_FD_BYTES ((size_t)1 << 30)' "$src/workunits/fdtd/validate.c"; then
+    pass "workunits/fdtd/validate.c: MAX_FD_BYTES is the app's results_bytes"
 else
-    fail "workunits/validate.c: MAX_FD_BYTES is not 1 << 30 = the app's results_bytes"
+    fail "workunits/fdtd/validate.c: MAX_FD_BYTES is not 1 << 30 = the app's results_bytes"
+fi
+if grep -q '^#define MAX_MO_BYTES ((size_t)1 << 30)' "$src/workunits/mom/validate.c"; then
+    pass "workunits/mom/validate.c: MAX_MO_BYTES is the app's results_bytes"
+else
+    fail "workunits/mom/validate.c: MAX_MO_BYTES is not 1 << 30 = the app's results_bytes"
 fi
 
 [ "$fails" = 0 ] || { echo "$fails check(s) failed"; exit 1; }

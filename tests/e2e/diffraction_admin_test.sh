@@ -201,7 +201,7 @@ lines = open(src).read().split("\n")
 for i, l in enumerate(lines):
     w = l.split(" ")
     if w[0] == "point" and (row < 0 or int(w[1]) == row):
-        v = float(w[field]) if w[field] not in ("nan", "ok", "not_converged") else w[field]
+        v = float(w[field]) if w[field] not in ("nan", "ok", "not_converged", "unbalanced") else w[field]
         w[field] = str(eval(expr))
         lines[i] = " ".join(w)
 open(out, "w").write("\n".join(lines))
@@ -224,6 +224,13 @@ EOF
     edit 3 11 "'0.5'" "$work/T_half_nan.txt"          # T_total a number, absorbed nan
     edit 3 13 "'3'" "$work/norders.txt"
     edit 4 5 "'not_converged'" "$work/nc_one.txt"
+    # point 1 (a lossy substrate: R_total alone counts) reflecting 1.5: its
+    # first order's R and R_total + 1.5, the sums kept; ok, then unbalanced
+    edit 1 16 "repr(v + 1.5)" "$work/makes_ok.txt"
+    EDIT_SRC=$work/makes_ok.txt edit 1 10 "repr(v + 1.5)" "$work/makes_ok.txt"
+    EDIT_SRC=$work/makes_ok.txt edit 1 5 "'unbalanced'" "$work/makes_unb.txt"
+    EDIT_SRC=$work/makes_unb.txt edit 1 8 "repr(v + 1e-6)" "$work/makes_unb_far.txt"
+    edit 1 5 "'unbalanced'" "$work/unb_balanced.txt"     # its numbers balance
     edit 4 5 "'not_converged'" "$work/nc_a.txt"
     python3 - "$work/nc_a.txt" "$work/nc_b.txt" <<'EOF'
 import sys
@@ -282,6 +289,41 @@ EOF
     vcheck 1 "init, n_orders not matching the fields" "$validate" init "$work/norders.txt"
     vcheck 1 "init, R_total 1e-6 off the orders' sum" "$validate" init "$work/Rt_alone.txt"
     says "R_total .* are not the orders' sums" "the message says so"
+    vcheck 1 "init, an ok point reflecting 1.5 (the app writes unbalanced)" "$validate" init "$work/makes_ok.txt"
+    says "makes_ok.txt:[0-9]*: an ok point that makes energy" "the message names the line and says so"
+    vcheck 0 "init, the same point unbalanced" "$validate" init "$work/makes_unb.txt"
+    vcheck 1 "init, an unbalanced point whose numbers balance" "$validate" init "$work/unb_balanced.txt"
+    says "unb_balanced.txt:[0-9]*: an unbalanced point whose energy balances" "the message says so"
+    vcheck 0 "compare, an unbalanced point in both (compared as converged)" \
+        "$validate" compare "$work/makes_unb.txt" "$work/makes_unb.txt"
+    vcheck 1 "compare, an unbalanced point's r00 1e-6 apart" \
+        "$validate" compare "$work/makes_unb.txt" "$work/makes_unb_far.txt"
+    says "point 1: r00 differs" "unbalanced points' numbers are compared"
+    vcheck 1 "compare, ok in one, unbalanced in the other (far apart)" \
+        "$validate" compare "$good" "$work/makes_unb.txt"
+    # a hand-made lossless-substrate point absorbing 5%: ok where a layer
+    # is lossy, unbalanced where every material is lossless; the table
+    # does not say which, so init takes either word, and compare wants the
+    # same word unless the numbers straddle the limit (R + T = 1 - 1e-2)
+    lossless_row() { # STATUS T
+        printf '# orrery-diffraction-results 1\n# work_unit 0123456789abcdef\n# parameter cd 100\n'
+        printf '# periods 800 0 orders 0 0 slices 4\n'
+        python3 -c 'import sys; r, t = 0.05, float(sys.argv[2])
+print("point 0 500 0 0 %s 10 1e-11 0.1 0.2 %r %r %r 1 0 0 %r %r" % (sys.argv[1], r, t, 1 - r - t, r, t))' "$1" "$2"
+        printf '# end points 1\n'
+    }
+    lossless_row ok 0.9 >"$work/ll_ok.txt"
+    lossless_row unbalanced 0.9 >"$work/ll_unb.txt"
+    lossless_row ok 0.940000003 >"$work/ll_edge_ok.txt"
+    lossless_row unbalanced 0.939999997 >"$work/ll_edge_unb.txt"
+    vcheck 0 "init, absorbing 5% over a lossless substrate, ok" "$validate" init "$work/ll_ok.txt"
+    vcheck 0 "init, the same unbalanced" "$validate" init "$work/ll_unb.txt"
+    vcheck 1 "compare, the two (ok and unbalanced with the same numbers)" \
+        "$validate" compare "$work/ll_ok.txt" "$work/ll_unb.txt"
+    says "point 0: ok in one result, unbalanced in the other, with numbers on the same side" \
+        "the message says so"
+    vcheck 0 "compare, 6e-9 apart on either side of the limit, ok and unbalanced" \
+        "$validate" compare "$work/ll_edge_ok.txt" "$work/ll_edge_unb.txt"
     printf '<%s> %s </%s>\n' background_integral 0.0003 background_integral stream_integral 34.1 \
         stream_integral background_likelihood -3.3 background_likelihood stream_only_likelihood \
         -160.7 stream_only_likelihood search_likelihood -3.1 search_likelihood >"$work/sep.txt"
@@ -305,6 +347,9 @@ EOF
     vcheck 3 "conf, an unknown key" in_tmp ../bin/orrery-validate-init "$good"
     says "r00_tol: unknown key (known: likelihood_tolerance, integral_tolerance, r00_tolerance, efficiency_tolerance)" \
         "the message lists the four keys"
+    printf 'energy_tolerance = 0.1\n' >"$proj/bin/orrery-validate.conf"
+    vcheck 3 "conf, energy_tolerance (gone: the app's own rule decides)" in_tmp ../bin/orrery-validate-init "$good"
+    check 3 "--energy-tolerance (gone)" "$validate" --energy-tolerance 0.1 init "$good"
 else
     fail "the app on a generated work unit: $(cat "$work"/run-*/stderr.txt | tail -2)"
 fi
@@ -351,8 +396,17 @@ EOF
     check 0 "a truncated table: refused" t --wu-name g_9 309 "$work/no_end.txt"
     says "refused, not assimilated: .*no_end.txt: truncated" "the message names the file"
     check 1 "two output files (the project's setup: not refused)" t --wu-name g_8 308 "$good" "$good"
+    check 0 "a table with an unbalanced point" t --wu-name g_6 306 "$work/makes_unb.txt"
+    python3 -c 'import json, sys
+r = [json.loads(l) for l in open(sys.argv[1])][-1]
+assert r["wu"] == "g_6" and r["status"][1] == "unbalanced" and r["status"][0] == "ok", r["status"]
+assert r["R_total"][1] > 1.5, r["R_total"]' "$table" && pass "its row: status unbalanced at point 1" ||
+        fail "unbalanced row: $(tail -c 300 "$table")"
+    cp "$table" "$work/before"
+    check 0 "an ok point that makes energy: refused" t --wu-name g_10 310 "$work/makes_ok.txt"
+    says "refused, not assimilated: .*makes_ok.txt:[0-9]*: an ok point that makes energy" "with the validator's message"
     check 0 "a separation result under the diffraction app: refused" t --wu-name g_7 307 "$work/sep.txt"
-    [ "$(wc -l <"$aproj/orrery/diffraction-refused.jsonl")" -eq 2 ] && pass "two refused rows" ||
+    [ "$(wc -l <"$aproj/orrery/diffraction-refused.jsonl")" -eq 3 ] && pass "three refused rows" ||
         fail "refused: $(cat "$aproj/orrery/diffraction-refused.jsonl")"
     cmp -s "$table" "$work/before" && pass "none of them wrote a row" || fail "rows were written"
     check 0 "--error" t --error 6 g_5 305 12

@@ -6,7 +6,9 @@
 #     accepted by both, with the same row as the original's; a lossless
 #     substrate's table with T_total and absorbed nan and T(0,0) 1.02 is
 #     refused by both (the assimilator records it and exits 0, so
-#     script_assimilator goes on); fdtd and mom results assimilate;
+#     script_assimilator goes on), as is an ok point making half the light
+#     again, which both accept as unbalanced; fdtd and mom results
+#     assimilate;
 #  2. a FIFO as the result or the table: exit 1 at once, never a hang;
 #  3. -o naming the work unit (-w), by name, by a symlink, by a hard link:
 #     exit 64 for diffraction, fdtd and mom, the work unit untouched;
@@ -118,6 +120,14 @@ awk '$1 == "point" && $2 == 1 { $12 = sprintf("%.17g", $12 + 0.5); $13 = sprintf
      { print }' good.txt >energy.txt
 check 1 "init, an ok point that makes half the light again" "$validate" init energy.txt
 says "energy.txt:[0-9]*: an ok point that makes energy" "the message says so"
+# the same point as the app writes it: unbalanced, accepted and assimilated
+awk '$1 == "point" && $2 == 1 { $6 = "unbalanced" } { print }' energy.txt >unbalanced.txt
+check 0 "init, the same point unbalanced" "$validate" init unbalanced.txt
+check 0 "assimilate, the unbalanced table" ./asm_t unbalanced.jsonl diffraction 5 unbalanced.txt
+python3 -c 'import json, sys
+r = json.loads(open(sys.argv[1]).read())
+assert r["status"] == ["ok", "unbalanced", "ok", "ok"], r["status"]' unbalanced.jsonl &&
+    pass "its row: status unbalanced at point 1" || fail "unbalanced.jsonl: $(head -c 300 unbalanced.jsonl)"
 check 0 "assimilate, fdtd's cavity" "$app" fdtd -i -w "$tdata/fdtd/cavity_pec.txt" -o fdtd_res.txt
 check 0 "assimilate, an fdtd result" ./asm_t fdtd.jsonl fdtd 3 fdtd_res.txt
 check 0 "mom's circle" "$app" mom -i -w "$tdata/mom/circle_mom.txt" -o mom_res.txt --npy current.npy

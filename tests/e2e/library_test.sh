@@ -9,9 +9,10 @@
 #     (lambda theta phi R0 sigma) fits to the same shape;
 #  2. assemble: re-reading adds nothing; new results are appended (the old
 #     rows unchanged); a duplicate is skipped, a conflict reported (exit 1);
-#     an incomplete table and a not_converged point are left out; another
-#     spectrum, other parameters and a malformed table are refused (exit
-#     65, FILE:LINE, the library unchanged); an interrupted write (arrays
+#     an incomplete table, a not_converged and an unbalanced point are
+#     left out; another spectrum, other parameters and a malformed table
+#     are refused (exit 65, FILE:LINE, the library unchanged); an
+#     interrupted write (arrays
 #     longer than the index) is harmless;
 #  3. the assimilator's JSON Lines as a source: the same library, read on
 #     from where it stopped;
@@ -163,10 +164,14 @@ head -n -1 "$res/lines_2.txt" >"$work/partial/lines_2b.txt"
 awk '$1 == "point" && $2 == 1 { $6 = "not_converged" } { print }' "$work/res2/more_0.txt" |
     sed 's/^# parameter height 100$/# parameter height 99/; s/^# work_unit .*/# work_unit 0123456789abcdef/' \
     >"$work/nc/nc.txt"
-check 0 "an incomplete table and a not_converged point" L assemble "$lib" "$work/partial" "$work/nc"
+awk '$1 == "point" && $2 == 2 { $6 = "unbalanced" } { print }' "$work/res2/more_0.txt" |
+    sed 's/^# parameter height 100$/# parameter height 98/; s/^# work_unit .*/# work_unit 0123456789abcdee/' \
+    >"$work/nc/unbalanced.txt"
+check 0 "an incomplete table, a not_converged point and an unbalanced one" L assemble "$lib" "$work/partial" "$work/nc"
 if grep -q "incomplete.*left out" "$work/why" && grep -q "1 point(s) not converged: left out" "$work/why" &&
-    grep -q "0 work unit(s) added, 12 in all; left out: 1 incomplete, 1 not converged" "$work/out"; then
-    pass "both reported and left out"
+    grep -q "unbalanced.txt: .*1 point(s) unbalanced (energy not conserved.*left out" "$work/why" &&
+    grep -q "0 work unit(s) added, 12 in all; left out: 1 incomplete, 1 not converged, 1 unbalanced" "$work/out"; then
+    pass "all three reported and left out"
 else
     fail "left out: $(cat "$work/why" "$work/out")"
 fi

@@ -1,12 +1,13 @@
-/* Fuzz target: the validator's readers (workunits/validate.c, the program
- * script_validator runs on volunteers' result files). validate.c is a
- * program: it is included with its main renamed, so that its static
- * functions can be called. The input's first byte picks what the rest is:
- *   0  a result file, checked as `orrery-validate init FILE` does (load)
+/* Fuzz target: the validator's readers (the program script_validator runs
+ * on volunteers' result files: workunits/validate/, every kind's
+ * workunits/K/validate.c), linked from the fuzz library (tests/Makefile.inc
+ * adds them to FUZZ_SOURCES; main.c, the program's main, stays out). The
+ * input's first byte picks what the rest is:
+ *   0  a result file, checked as `orrery-validate init FILE` does (vd_load)
  *   1  two result files (FUZZ_SEP between them), compared as `compare`
- *   2  a configuration file (read_config: key = value lines)
+ *   2  a configuration file (vd_read_config: key = value lines)
  *   3  the command line (argv[1..], words separated by NUL or newline)
- *   4  a result file through `canonical` (load with a dump, orrery-assimilate's
+ *   4  a result file through `canonical` (vd_load with a dump, orrery-assimilate's
  *      one reader): it must judge the file as init does, and what it writes
  *      for a valid one must be one line of well-formed JSON (checked by
  *      json_value below), nothing for an invalid one
@@ -16,9 +17,9 @@
  * -close_fd_mask=2, as tests/fuzz/fuzz.sh does, to keep the log short). */
 #include "fuzz_util.h"
 
-#define main validate_main
-#include "../../workunits/validate.c"
-#undef main
+#include <math.h>
+
+#include "../../workunits/validate/validate.h"
 
 /* A JSON value at *p (RFC 8259 syntax, no blanks but single spaces after
  * ',' and ':' as the dump writes); advances *p past it. 0 if malformed. */
@@ -69,7 +70,7 @@ static int json_value(const char **p, int depth)
     while (s[n] && strchr("+-.0123456789eE", s[n]))
         n++;
     double v;
-    if (n == 0 || !json_number_form(s, n) || orr_parse_double(s, n, &v) != 0 || !isfinite(v))
+    if (n == 0 || !vd_json_number_form(s, n) || orr_parse_double(s, n, &v) != 0 || !isfinite(v))
         return 0;
     *p = s + n;
     return 1;
@@ -78,15 +79,14 @@ static int json_value(const char **p, int depth)
 /* load with a dump: the same verdict as without, one JSON line if valid. */
 static void check_canonical(const char *path, const double *tol)
 {
-    static result_file r;
     char *out = NULL;
     size_t len = 0;
     FILE *dump = open_memstream(&out, &len);
     if (!dump)
         return;
-    const int with = load(path, tol, dump, &r);
+    const int with = vd_load(path, tol, dump);
     fclose(dump);
-    const int without = load(path, tol, NULL, &r);
+    const int without = vd_load(path, tol, NULL);
     if (with != without)
         abort();
     const char *p = out;
@@ -105,12 +105,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     data++;
     size--;
     char a[PATH_MAX + 16], b[PATH_MAX + 16];
-    double tol[N_TOL];
-    memcpy(tol, tol_defaults, sizeof tol);
-    static result_file r;
+    double tol[VD_MAX_TOLERANCES];
+    vd_default_tolerances(tol);
     switch (mode) {
     case 0:
-        (void)load(fuzz_file("in0", data, size, a, sizeof a), tol, NULL, &r);
+        (void)vd_load(fuzz_file("in0", data, size, a, sizeof a), tol, NULL);
         break;
     case 1: {
         const uint8_t *part[2];
@@ -118,11 +117,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         const int n = fuzz_split(data, size, part, len, 2);
         fuzz_file("in0", part[0], len[0], a, sizeof a);
         fuzz_file("in1", part[n - 1], len[n - 1], b, sizeof b);
-        (void)compare(a, b, tol);
+        (void)vd_compare(a, b, tol);
         break;
     }
     case 2:
-        (void)read_config(fuzz_file("in0", data, size, a, sizeof a), tol);
+        (void)vd_read_config(fuzz_file("in0", data, size, a, sizeof a), tol);
         break;
     case 3: {
         static char buf[1 << 14];
@@ -130,9 +129,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         argv[0] = "orrery-validate";
         const int n = fuzz_words(data, size, buf, sizeof buf, argv + 1, 64);
         argv[n + 1] = NULL;
-        options o;
+        vd_options o;
         int next = 0;
-        (void)parse_options(n + 1, argv, &o, &next);
+        (void)vd_parse_options(n + 1, argv, &o, &next);
         break;
     }
     case 4:

@@ -776,6 +776,13 @@ static void test_point_checks(void)
     CU_ASSERT_EQUAL(dif_point_balance(&pb.wu, &pt, &res), DIF_POINT_UNBALANCED);
     res.t_total = 0.795;
     CU_ASSERT_EQUAL(dif_point_balance(&pb.wu, &pt, &res), DIF_POINT_OK);
+    /* the rule on the numbers alone (what orrery-validate recomputes) */
+    CU_ASSERT_EQUAL(dif_energy_balance(0.2, 0.795, 0), DIF_BALANCE_OK);
+    CU_ASSERT_EQUAL(dif_energy_balance(0.2, 0.82, 0), DIF_BALANCE_UNBALANCED);
+    CU_ASSERT_EQUAL(dif_energy_balance(0.2, 0.78, 0), DIF_BALANCE_IF_LOSSLESS);
+    CU_ASSERT_EQUAL(dif_energy_balance(0.2, NAN, 1), DIF_BALANCE_OK);   /* lossy: R_total alone */
+    CU_ASSERT_EQUAL(dif_energy_balance(1.02, NAN, 1), DIF_BALANCE_UNBALANCED);
+    CU_ASSERT_EQUAL(dif_energy_balance(NAN, 0.5, 0), DIF_BALANCE_UNBALANCED);
     CU_ASSERT_EQUAL(dif_point_check_finite(&pb.wu, &pb.s, &pt, 0, &res, R, T, &err), ORR_OK);
     T[pt.mode00] = NAN;
     CU_ASSERT_EQUAL(dif_point_check_finite(&pb.wu, &pb.s, &pt, 0, &res, R, T, &err),
