@@ -93,7 +93,7 @@ typedef struct {
 } dif_workunit;
 
 /* Reads and checks path (plain or compressed): every error names the file,
- * the line and the key, ORR_ERR_PARSE or ORR_ERR_INPUT (exit 65). */
+ * the line and the key, ORR_ERR_INPUT (exit 65; common/io/wutext.h). */
 orr_status dif_workunit_load(const char *path, dif_workunit *wu, orr_error *err);
 /* The same from text in memory (fuzzing, tests); path only names it. */
 orr_status dif_workunit_parse(const char *path, const char *text, size_t len, dif_workunit *wu,

@@ -450,7 +450,8 @@ static const wut_statement statements[] = {
     {"sphere", st_sphere, -1},         {"snapshot", st_snapshot, ONCE_SNAPSHOT},
 };
 
-static const wut_format format = {"fdtd", 1, statements, ORR_ARRAY_LEN(statements)};
+static const wut_format format = {.kind = "fdtd", .version = 1, .statements = statements,
+                                  .n_statements = ORR_ARRAY_LEN(statements)};
 
 /* ---- the whole file ---- */
 
@@ -623,7 +624,8 @@ orr_status fdtd_workunit_parse(const char *path, const char *text, size_t len, f
                                orr_error *err)
 {
     memset(wu, 0, sizeof *wu);
-    orr_status s = wut_begin(path, text, len, wu->path, sizeof wu->path, &wu->content_hash, err);
+    orr_status s = wut_begin(&format, path, text, len, wu->path, sizeof wu->path,
+                             &wu->content_hash, err);
     if (s != ORR_OK)
         return s;
     set_defaults(wu);
@@ -644,7 +646,7 @@ orr_status fdtd_workunit_load(const char *path, fdtd_workunit *wu, orr_error *er
 {
     orr_buffer buf;
     memset(wu, 0, sizeof *wu);
-    orr_status s = wut_read(path, &buf, err);
+    orr_status s = wut_read(&format, path, &buf, err);
     if (s != ORR_OK)
         return s;
     s = fdtd_workunit_parse(path, buf.data, buf.size, wu, err);

@@ -96,14 +96,20 @@ orr_status wut_whole_int(wut_parser *p, const char *key, const wut_token *t, lon
     return s;
 }
 
-int wut_valid_name(const wut_token *t, size_t len)
+int wut_valid_name_also(const wut_token *t, size_t len, const char *more)
 {
     if (t->n == 0 || t->n >= len || !(isalpha((unsigned char)t->s[0]) || t->s[0] == '_'))
         return 0;
     for (size_t i = 1; i < t->n; i++)
-        if (!isalnum((unsigned char)t->s[i]) && t->s[i] != '_')
+        if (!isalnum((unsigned char)t->s[i]) && t->s[i] != '_' &&
+            !(t->s[i] != '\0' && strchr(more, t->s[i])))
             return 0;
     return 1;
+}
+
+int wut_valid_name(const wut_token *t, size_t len)
+{
+    return wut_valid_name_also(t, len, "");
 }
 
 int wut_word_of(const wut_token *t, const char *const *words, int n)
@@ -133,12 +139,37 @@ orr_status wut_choice(wut_parser *p, const char *key, const wut_token *t,
                    wut_tok_text(t, text));
 }
 
+orr_status wut_arity_between(wut_parser *p, int lo, int hi)
+{
+    const int got = p->n - 1;
+    if (got >= lo && got <= hi)
+        return ORR_OK;
+    if (lo == hi)
+        return wut_bad(p, p->stmt, "expected %d value%s, found %d", lo, lo == 1 ? "" : "s", got);
+    return wut_bad(p, p->stmt, "expected %d to %d values, found %d", lo, hi, got);
+}
+
 orr_status wut_arity(wut_parser *p, int want)
 {
-    if (p->n - 1 == want)
-        return ORR_OK;
-    return wut_bad(p, p->stmt, "expected %d value%s, found %d", want, want == 1 ? "" : "s",
-                   p->n - 1);
+    return wut_arity_between(p, want, want);
+}
+
+orr_status wut_numbers(wut_parser *p, const char *key, int first, long max, double **a, long *n)
+{
+    if (p->n <= first)
+        return wut_bad(p, key, "expected at least one value");
+    if (*n + (p->n - first) > max)
+        return wut_bad(p, key, "more than %ld values", max);
+    for (int i = first; i < p->n; i++) {
+        double v;
+        orr_status s = wut_number(p, key, &p->tok[i], &v);
+        if (s == ORR_OK)
+            s = wut_grow(p, (void **)a, sizeof **a, *n);
+        if (s != ORR_OK)
+            return s;
+        (*a)[(*n)++] = v;
+    }
+    return ORR_OK;
 }
 
 orr_status wut_fields(wut_parser *p, int first, const char *const *keys, int n_keys,
@@ -193,16 +224,16 @@ orr_status wut_param(wut_parser *p, int *n, int max, char *names, size_t name_le
         return s;
     wut_tok_text(&p->tok[1], name);
     if (!wut_valid_name(&p->tok[1], name_len))
-        return wut_bad(p, "param", "'%s' is not a name (" WUT_NAME_RULE ")", name,
+        return wut_bad(p, p->stmt, "'%s' is not a name (" WUT_NAME_RULE ")", name,
                        (int)name_len - 1);
     if (p->tok[2].n >= text_len)
-        return wut_bad(p, "param", "the value of '%s' is %zu characters; at most %d", name,
+        return wut_bad(p, p->stmt, "the value of '%s' is %zu characters; at most %d", name,
                        p->tok[2].n, (int)text_len - 1);
     if (*n == max)
-        return wut_bad(p, "param", "more than %d parameters", max);
+        return wut_bad(p, p->stmt, "more than %d parameters", max);
     for (int i = 0; i < *n; i++)
         if (strcmp(names + (size_t)i * name_len, name) == 0)
-            return wut_bad(p, "param", "'%s' given twice", name);
+            return wut_bad(p, p->stmt, "'%s' given twice", name);
     strcpy(names + (size_t)*n * name_len, name);
     wut_tok_copy(&p->tok[2], texts + (size_t)*n * text_len, text_len);
     (*n)++;
@@ -228,8 +259,9 @@ static orr_status statement(wut_parser *p, const wut_format *f)
     return wut_bad(p, wut_tok_text(&p->tok[0], text), "unknown statement");
 }
 
-/* Splits a line into blank-separated words up to a '#'. */
-static orr_status tokenize(wut_parser *p, const char *s, size_t n)
+/* Splits a line into blank-separated words up to a '#': at most max
+ * (0: any number). */
+static orr_status tokenize(wut_parser *p, const char *s, size_t n, int max)
 {
     p->n = 0;
     if (memchr(s, '\0', n))
@@ -238,6 +270,10 @@ static orr_status tokenize(wut_parser *p, const char *s, size_t n)
         if (isspace((unsigned char)s[i])) {
             i++;
             continue;
+        }
+        if (max > 0 && p->n == max) {
+            char text[WUT_TEXT_LEN];
+            return wut_bad(p, wut_tok_text(&p->tok[0], text), "more than %d words on a line", max);
         }
         if (p->n == p->cap) {
             int cap = p->cap ? 2 * p->cap : 16;
@@ -284,7 +320,7 @@ orr_status wut_read_lines(wut_parser *p, const wut_format *f, const char *text, 
     orr_lines_init(&it, p->path, &buf);
     while (orr_lines_next(&it, &line, &n)) {
         p->line = p->last_line = it.line;
-        orr_status s = tokenize(p, line, n);
+        orr_status s = tokenize(p, line, n, f->max_words);
         if (s == ORR_OK && p->n > 0)
             s = statements_read++ ? statement(p, f) : first_statement(p, f);
         if (s != ORR_OK)
@@ -312,23 +348,29 @@ void wut_free(wut_parser *p)
 
 /* ---- the whole text ---- */
 
-orr_status wut_begin(const char *path, const char *text, size_t len, char *path_out,
-                     size_t path_size, uint64_t *content_hash, orr_error *err)
+size_t wut_max_bytes(const wut_format *f)
 {
-    if (len > WUT_MAX_BYTES)
-        return orr_fail(err, ORR_ERR_INPUT, "%s: %zu bytes: a work unit is at most 64 MiB",
-                        path, len);
+    return f->max_bytes ? f->max_bytes : WUT_MAX_BYTES;
+}
+
+orr_status wut_begin(const wut_format *f, const char *path, const char *text, size_t len,
+                     char *path_out, size_t path_size, uint64_t *content_hash, orr_error *err)
+{
+    if (len > wut_max_bytes(f))
+        return orr_fail(err, ORR_ERR_INPUT, "%s: %zu bytes: a work unit is at most %zu MiB",
+                        path, len, wut_max_bytes(f) >> 20);
     snprintf(path_out, path_size, "%s", path);
     *content_hash = orr_hash64(ORR_HASH64_INIT, text, len);
     return ORR_OK;
 }
 
-orr_status wut_read(const char *path, orr_buffer *out, orr_error *err)
+orr_status wut_read(const wut_format *f, const char *path, orr_buffer *out, orr_error *err)
 {
-    orr_status s = orr_read_file(path, WUT_MAX_BYTES, 1, out, err);
+    const size_t mib = wut_max_bytes(f) >> 20;
+    orr_status s = orr_read_file(path, wut_max_bytes(f), 1, out, err);
     /* io's size refusal names the bytes; say which limit it is */
     if (s == ORR_ERR_INPUT && err && strstr(err->message, "larger than"))
-        return orr_fail(err, ORR_ERR_INPUT, "%s: larger than 64 MiB (after decompression): a "
-                        "work unit is at most 64 MiB", path);
+        return orr_fail(err, ORR_ERR_INPUT, "%s: larger than %zu MiB (after decompression): a "
+                        "work unit is at most %zu MiB", path, mib, mib);
     return s;
 }

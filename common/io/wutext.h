@@ -1,11 +1,13 @@
 /* The work-unit text shared by the kinds whose work unit is a statement
- * file (FDTD: docs/fdtd.md section 2; MoM: docs/mom.md section 2): reading
- * it (plain, gzip or zlib, at most 64 MiB after decompression) and its
+ * file (diffraction, FDTD, MoM: section 2 of docs/KIND.md): reading it
+ * (plain, gzip or zlib, at most 64 MiB after decompression unless the
+ * kind's format says less) and its
  * content hash, the line walk (one statement a line, '#' comments, LF or
  * CRLF), the words of a line, the first statement `orrery-KIND VERSION`,
  * dispatch through the kind's statement table (once-only statements), the
- * values (finite numbers, whole numbers, one word of a list, key=value
- * fields, names), the `param NAME VALUE` statement, and the messages:
+ * values (finite numbers, whole numbers, lists of numbers, one word of a
+ * list, key=value fields, names), the `param NAME VALUE` statement, and
+ * the messages:
  * every refusal is ORR_ERR_INPUT (exit 65) with one line
  * "FILE:LINE: KEY: what is wrong".
  *
@@ -17,7 +19,9 @@
  *     static orr_status st_steps(wut_parser *p) { kind_workunit *wu = ((parser *)p)->wu; ... }
  *
  * and parses with wut_begin, wut_init, wut_read_lines (then its own
- * whole-file checks, with wut_bad_at), wut_free; loads with wut_read. */
+ * whole-file checks, with wut_bad_at), wut_free; loads with wut_read.
+ * A kind's limits on the text are fields of its wut_format: 0 takes the
+ * shared default (64 MiB, any number of words a line). */
 #ifndef ORRERY_WUTEXT_H
 #define ORRERY_WUTEXT_H
 
@@ -61,6 +65,8 @@ typedef struct {
     int version;                       /* the one version read */
     const wut_statement *statements;
     size_t n_statements;
+    size_t max_bytes;                  /* the text at most (whole MiB); 0: WUT_MAX_BYTES */
+    int max_words;                     /* words a line at most; 0: no limit */
 } wut_format;
 
 struct wut_parser {
@@ -78,18 +84,21 @@ struct wut_parser {
 
 /* ---- the whole text ---- */
 
-/* Read path (plain or compressed) for a kind's parser; a file over 64 MiB
- * after decompression is refused saying so. */
-orr_status wut_read(const char *path, orr_buffer *out, orr_error *err);
-/* Before parsing text: refuses more than 64 MiB, then names the work unit
- * (path copied to path_out, cut to path_size) and hashes its text (FNV-1a
- * from ORR_HASH64_INIT: the same for a file plain and compressed). */
-orr_status wut_begin(const char *path, const char *text, size_t len, char *path_out,
-                     size_t path_size, uint64_t *content_hash, orr_error *err);
+/* The most bytes of text f takes. */
+size_t wut_max_bytes(const wut_format *f);
+/* Read path (plain or compressed) for a kind's parser; a file over f's
+ * limit after decompression is refused saying so. */
+orr_status wut_read(const wut_format *f, const char *path, orr_buffer *out, orr_error *err);
+/* Before parsing text: refuses more than f's limit, then names the work
+ * unit (path copied to path_out, cut to path_size) and hashes its text
+ * (FNV-1a from ORR_HASH64_INIT: the same for a file plain and compressed). */
+orr_status wut_begin(const wut_format *f, const char *path, const char *text, size_t len,
+                     char *path_out, size_t path_size, uint64_t *content_hash, orr_error *err);
 void wut_init(wut_parser *p, const char *path, orr_error *err);
-/* Every line: its words, then the first statement checked, the others
- * dispatched through f's table (an unknown word or a once-only statement
- * given again is refused here). An empty work unit is refused. */
+/* Every line: its words (at most f->max_words), then the first statement
+ * checked, the others dispatched through f's table (an unknown word or a
+ * once-only statement given again is refused here). An empty work unit is
+ * refused. */
 orr_status wut_read_lines(wut_parser *p, const wut_format *f, const char *text, size_t len);
 void wut_free(wut_parser *p);
 
@@ -115,6 +124,9 @@ const char *wut_tok_text(const wut_token *t, char out[WUT_TEXT_LEN]);
 const char *wut_tok_copy(const wut_token *t, char *out, size_t size);
 /* A name: [A-Za-z_][A-Za-z0-9_]* of at most len - 1 characters. */
 int wut_valid_name(const wut_token *t, size_t len);
+/* The same, with the characters of more allowed after the first too
+ * (diffraction's material names: "-"). */
+int wut_valid_name_also(const wut_token *t, size_t len, const char *more);
 /* A finite number (inf, nan and overflow are refused). */
 orr_status wut_number(wut_parser *p, const char *key, const wut_token *t, double *v);
 /* A whole number (plain decimal) in lo..hi. */
@@ -130,6 +142,11 @@ orr_status wut_choice(wut_parser *p, const char *key, const wut_token *t,
                       const char *const *words, int n, int *v);
 /* Exactly want positional values after the statement word. */
 orr_status wut_arity(wut_parser *p, int want);
+/* lo..hi positional values after the statement word. */
+orr_status wut_arity_between(wut_parser *p, int lo, int hi);
+/* The words from `first` on, finite numbers, appended to *a (count *n,
+ * grown by wut_grow): at least one, at most max in all. */
+orr_status wut_numbers(wut_parser *p, const char *key, int first, long max, double **a, long *n);
 /* key=value words from word `first` on: each key at most once; the values
  * come back by key index (s NULL: absent). */
 orr_status wut_fields(wut_parser *p, int first, const char *const *keys, int n_keys,
@@ -140,9 +157,10 @@ orr_status wut_need(wut_parser *p, const char *key, const wut_token *f);
  * double at powers of two. */
 orr_status wut_grow(wut_parser *p, void **a, size_t item, long count);
 
-/* `param NAME VALUE`: appended to names[*n] (each name_len bytes, NUL
- * included, name_len <= WUT_TEXT_LEN) and texts[*n] (each text_len bytes:
- * the value as written), at most max, each name once. */
+/* `param NAME VALUE` (or the kind's word for it, p->stmt): appended to
+ * names[*n] (each name_len bytes, NUL included, name_len <= WUT_TEXT_LEN)
+ * and texts[*n] (each text_len bytes: the value as written), at most max,
+ * each name once. */
 orr_status wut_param(wut_parser *p, int *n, int max, char *names, size_t name_len, char *texts,
                      size_t text_len);
 

@@ -369,7 +369,8 @@ static const wut_statement statements[] = {
     {"far_field", st_far_field, ONCE_FAR_FIELD},
 };
 
-static const wut_format format = {"mom", 1, statements, ORR_ARRAY_LEN(statements)};
+static const wut_format format = {.kind = "mom", .version = 1, .statements = statements,
+                                  .n_statements = ORR_ARRAY_LEN(statements)};
 
 /* ---- the polygon ---- */
 
@@ -537,7 +538,8 @@ orr_status mom_workunit_parse(const char *path, const char *text, size_t len, mo
                               orr_error *err)
 {
     memset(wu, 0, sizeof *wu);
-    orr_status s = wut_begin(path, text, len, wu->path, sizeof wu->path, &wu->content_hash, err);
+    orr_status s = wut_begin(&format, path, text, len, wu->path, sizeof wu->path,
+                             &wu->content_hash, err);
     if (s != ORR_OK)
         return s;
     set_defaults(wu);
@@ -559,7 +561,7 @@ orr_status mom_workunit_load(const char *path, mom_workunit *wu, orr_error *err)
 {
     orr_buffer buf;
     memset(wu, 0, sizeof *wu);
-    orr_status s = wut_read(path, &buf, err);
+    orr_status s = wut_read(&format, path, &buf, err);
     if (s != ORR_OK)
         return s;
     s = mom_workunit_parse(path, buf.data, buf.size, wu, err);

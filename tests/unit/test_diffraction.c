@@ -570,15 +570,17 @@ typedef struct {
 
 static const bad_case bad_cases[] = {
     {"", 0, "empty work unit"},
-    {"orrery-diffraction 2\n", 1, "expected 'orrery-diffraction 1'"},
-    {BASE "perod 800\n" LAYER SPECTRUM, 8, "unknown statement 'perod'"},
+    {"orrery-diffraction 2\n", 1, "orrery-diffraction: version '2' is not supported"},
+    {"orrery-fdtd 1\n", 1, "expected 'orrery-diffraction 1'"},
+    {BASE "perod 800\n" LAYER SPECTRUM, 8, "perod: unknown statement"},
     {"orrery-diffraction 1\nperiod -800\n", 2, "period: must be positive"},
     {"orrery-diffraction 1\nperiod 8e\n", 2, "expected a finite number, found '8e'"},
     {"orrery-diffraction 1\norders 300\n", 2, "300 is outside 0..255"},
     {"orrery-diffraction 1\nperiod 800\norders 3 3\nsuperstrate air\nsubstrate air\n"
      "material air eps 1 0\n" LAYER SPECTRUM, 3, "a line grating (one period) takes MX only"},
     {"orrery-diffraction 1\nperiod 800\norders 3\nsuperstrate air\nmaterial air eps 1 0\n" LAYER
-     SPECTRUM, 0, "missing statement 'substrate'"},
+     SPECTRUM, 8, "substrate: missing (a required statement)"},
+    {BASE SPECTRUM, 9, "layer: missing (a required statement, at least one)"},
     {BASE "layer thickness=100 background=glas slices=4\n" SPECTRUM, 8,
      "layer background: unknown material 'glas'"},
     {BASE LAYER "shape rect material=glas x=0 width=100\n" SPECTRUM, 9,
@@ -589,7 +591,11 @@ static const bad_case bad_cases[] = {
     {BASE "material si nk 600 4 0\nmaterial si nk 500 4 0\n" LAYER SPECTRUM, 9, "increasing"},
     {BASE "material si nk 600 4 0\nmaterial si nk 700 4 0\n" LAYER
      "shape rect material=si x=0 width=100\n" SPECTRUM, 8, "its table covers 600..700 nm, not 500 nm"},
-    {BASE "layer thickness=100 background=air\n" SPECTRUM, 8, "missing field 'slices='"},
+    {BASE "layer thickness=100 background=air\n" SPECTRUM, 8, "layer slices: missing (required)"},
+    {BASE "layer thickness=100 background=air slices=4 slices=8\n" SPECTRUM, 8,
+     "layer slices: given twice on the line"},
+    {BASE "layer thickness=100 background= slices=4\n" SPECTRUM, 8, "layer background: has no value"},
+    {BASE "layer thickness=100 air slices=4\n" SPECTRUM, 8, "layer: expected key=value, found 'air'"},
     {BASE "layer thickness=0 background=air slices=4\n" SPECTRUM, 8, "thickness: must be positive"},
     {BASE "shape rect material=glass x=0 width=100\n" LAYER SPECTRUM, 8, "comes before any layer"},
     {BASE LAYER "shape rect material=glass x=0 width=900\n" SPECTRUM, 9, "does not fit in the period"},
@@ -605,7 +611,40 @@ static const bad_case bad_cases[] = {
      "material glass eps 2.25 0.1\nlayer thickness=100 background=glass slices=4\n" SPECTRUM, 4,
      "must be lossless"},
     {BASE "period 600\n" LAYER SPECTRUM, 8, "given twice (first at line 2)"},
-    {BASE LAYER "shape rect material=glass x=0 widht=300\n" SPECTRUM, 9, "unknown field 'widht=300'"},
+    {BASE LAYER "shape rect material=glass x=0 widht=300\n" SPECTRUM, 9,
+     "shape: unknown key 'widht' (expected material, x, width, y, height, rx, ry, bottom or swa)"},
+    {BASE LAYER "shape rect material=glass x=0 width=300 rx=5\n" SPECTRUM, 9,
+     "shape rx: not a field of a rect"},
+    {BASE LAYER "shape trapezoid material=glass x=0 bottom=300\n" SPECTRUM, 9,
+     "shape swa: missing (required with trapezoid)"},
+    {BASE LAYER "shape square material=glass x=0 width=300\n" SPECTRUM, 9,
+     "shape: expected rect, ellipse or trapezoid, found 'square'"},
+    {BASE "orders 3 3 3\n", 8, "orders: given twice (first at line 3)"},
+    {"orrery-diffraction 1\norders 3 3 3\n", 2, "orders: expected 1 to 2 values, found 3"},
+    {BASE LAYER SPECTRUM "wavelength_range 500 600 3\n", 11,
+     "wavelength_range: given twice (first at line 9)"},
+    {BASE LAYER SPECTRUM "solver method=cg\n", 11,
+     "solver method: expected bicgstab or gmres, found 'cg'"},
+    {BASE "material a-b eps 1 0\nparameter a-b 1\n" LAYER SPECTRUM, 9,
+     "parameter: 'a-b' is not a name ([A-Za-z_][A-Za-z0-9_]*, at most 32 characters)"},
+    {BASE "parameter cd 3O\n" LAYER SPECTRUM, 8, "parameter: expected a finite number, found '3O'"},
+    {BASE "material 9x eps 1 0\n" LAYER SPECTRUM, 8,
+     "material: '9x' is not a name ([A-Za-z_][A-Za-z0-9_-]*, at most 32 characters)"},
+    {BASE "material x epsilon 1 0\n" LAYER SPECTRUM, 8, "material: expected eps or nk, found"},
+    {BASE LAYER "shape rect material=gl@ss x=0 width=300\n" SPECTRUM, 9,
+     "shape material: 'gl@ss' is not a material name"},
+    /* 64 words a line at most (a list on one line), as before wutext */
+    {BASE LAYER "wavelengths 500 501 502 503 504 505 506 507 508 509 510 511 512 513 514 515 "
+     "516 517 518 519 520 521 522 523 524 525 526 527 528 529 530 531 532 533 534 535 536 537 "
+     "538 539 540 541 542 543 544 545 546 547 548 549 550 551 552 553 554 555 556 557 558 559 "
+     "560 561 562 563 564\ntheta 10\n", 9, "wavelengths: more than 64 words on a line"},
+    {BASE "layer thickness=100 background=air slices=60000\n"
+     "layer thickness=100 background=air slices=40000\n"
+     "layer thickness=100 background=air slices=1\n" SPECTRUM, 10,
+     "layer slices: 100001 slices in all layers; at most 100000"},
+    {BASE LAYER "wavelength_range 500 600 100000\ntheta 10 20\n", 9,
+     "wavelength_range: 200000 spectrum points (100000 wavelengths x 2 theta x 1 phi); at most "
+     "100000"},
     {BASE LAYER SPECTRUM "solver restart=20\n", 11, "only with method=gmres"},
     {BASE "parameter cd 30\nparameter cd 40\n" LAYER SPECTRUM, 9, "'cd' given twice"},
     {BASE LAYER "shape rect material=glass x=0 width=300 y=0\n" SPECTRUM, 9, "y= and height= go together"},
@@ -648,6 +687,43 @@ static void test_bad_work_units(void)
             dif_workunit_free(&wu);
     }
     printf("\n    %zu kinds of mistakes refused", ORR_ARRAY_LEN(bad_cases));
+}
+
+/* The text's limits, kept as diffraction had them before it used wutext:
+ * 4 MiB (from a file and from memory) and 64 words a line (63 values of
+ * a list are taken); a NUL byte is binary data; '-' in a material name. */
+static void test_text_limits(void)
+{
+    dif_workunit wu;
+    orr_error err;
+    char text[1024] = BASE "material si-x eps 4 0.1\n" LAYER
+                      "shape rect material=si-x x=0 width=100\ntheta 10\nwavelengths";
+    for (int i = 0; i < 63; i++)
+        snprintf(text + strlen(text), sizeof text - strlen(text), " %d", 500 + i);
+    strcat(text, "\n");
+    CU_ASSERT_EQUAL_FATAL(dif_workunit_parse("ok.txt", text, strlen(text), &wu, &err), ORR_OK);
+    CU_ASSERT(wu.n_wavelengths == 63 && wu.wavelengths[62] == 562 && wu.shapes[0].material == 2);
+    dif_workunit_free(&wu);
+    const char nul[] = "orrery-diffraction 1\nperiod 800 # \0\n";
+    CU_ASSERT_EQUAL(dif_workunit_parse("nul.txt", nul, sizeof nul - 1, &wu, &err), ORR_ERR_INPUT);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "nul.txt:2: text: binary data (a NUL byte)"));
+    const size_t big = ((size_t)4 << 20) + 1;
+    char *pad = malloc(big), path[300];
+    CU_ASSERT_PTR_NOT_NULL_FATAL(pad);
+    memset(pad, '\n', big);
+    memcpy(pad, BASE, strlen(BASE));
+    CU_ASSERT_EQUAL(dif_workunit_parse("big", pad, big, &wu, &err), ORR_ERR_INPUT);
+    CU_ASSERT_STRING_EQUAL(err.message, "big: 4194305 bytes: a work unit is at most 4 MiB");
+    snprintf(path, sizeof path, "%s/big.txt", tmpdir);
+    FILE *f = fopen(path, "wb");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    CU_ASSERT_EQUAL(fwrite(pad, 1, big, f), big);
+    fclose(f);
+    free(pad);
+    CU_ASSERT_EQUAL(dif_workunit_load(path, &wu, &err), ORR_ERR_INPUT);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, ": larger than 4 MiB (after decompression): a work "
+                                  "unit is at most 4 MiB"));
+    unlink(path);
 }
 
 /* Coefficients p = -3..3 of the slice of a 300 nm line centred at x. */
@@ -823,6 +899,8 @@ int main(void)
     CU_add_test(s, "z sweeps = direct sum (3 layers, evanescent orders)", test_zop_direct);
     CU_add_test(s, "padded-FFT z operator = direct sum", test_zop_fft);
     CU_add_test(s, "bad work units: file:line: key, exit 65", test_bad_work_units);
+    CU_add_test(s, "the text: 4 MiB, 64 words a line, no NUL, '-' in material names",
+                test_text_limits);
     CU_add_test(s, "shape centres within one period, as their image in the cell",
                 test_shape_centres);
     CU_add_test(s, "Rayleigh anomaly refused: file:line: key, the point and order", test_rayleigh);
