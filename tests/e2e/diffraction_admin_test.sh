@@ -153,6 +153,25 @@ if "$wugen" diffraction --no-check -t "$example" --grid cd=80,90 height=110 -n n
 else
     fail "--no-check: $(head -3 "$work/nc/summary.txt" 2>/dev/null)"
 fi
+# a larger table: the output template is sized by the app's results_bytes
+# (--check), 91 MB here (60 angles x 1661 wavelengths, many propagating
+# orders on a 6000 nm period), so templates/diffraction_out_128M
+sed -e 's/^period 500/period 6000/; s/^orders 8/orders 30/' \
+    -e 's/^wavelengths .*/wavelength_range 400.3 699.7 1661/' \
+    -e "s/^theta .*/theta$(awk 'BEGIN { for (i = 0; i < 59; i++) printf " %g", i * 1.5 }')/" \
+    "$example" >"$work/big.txt"
+if gen -t "$work/big.txt" --grid cd=90 height=110 -n B -o "$work/B" >/dev/null 2>"$work/why" &&
+    "$app" diffraction -w "$work/B/wu/B_0.txt" --check >"$work/check_big" 2>/dev/null &&
+    rb=$(sed -n 's/^results_bytes //p' "$work/check_big") &&
+    [ "$(awk -v b="$rb" 'BEGIN { print (b > 64 * 2^20 && b <= 128 * 2^20) }')" = 1 ] &&
+    grep -qF "<max_nbytes>134217728</max_nbytes>" "$work/B/templates/diffraction_out_128M" &&
+    grep -q -- "--result_template templates/diffraction_out_128M " "$work/B/submit.sh" &&
+    grep -q 'cp "$t" "$to"' "$work/B/submit.sh" && sh -n "$work/B/submit.sh" &&
+    [ "$(sed 's/134217728/67108864/' "$work/B/templates/diffraction_out_128M")" = "$(cat "$templates/diffraction_out")" ]; then
+    pass "results_bytes ${rb:-?}: templates/diffraction_out_128M (diffraction_out but for max_nbytes), which submit.sh installs"
+else
+    fail "a larger table's template: $(head -1 "$work/why") $(ls "$work/B" "$work/B/templates" 2>&1 | tr '\n' ' ')"
+fi
 # separation: the generator's first word is optional
 if [ -n "${ORR_DATA:-}" ]; then
     v="0.571713 12.312119 -3.305187 148.010257 22.453902 0.42035 -0.468858 0.760579 -1.361644 177.884238 23.882892 1.210639 -1.611974 8.534378 -1.361644 177.884238 10.882892 1.210639 -1.611974 8.534378"

@@ -94,6 +94,8 @@ END {
     cells = nx * ny * nz; padded = (nx + 2) * (ny + 2) * (nz + 2)
     printf "cells %d\npadded_cells %d\nsteps %d\ndt 1.9065748695310057e-12\n", cells, padded, steps
     printf "bytes %.0f\nflops %.6e\nprobes %d\n", 2 * 48 * padded + 8 * steps * probes + 64e6, 36 * cells * steps, probes
+    # the cost lines of every kind: the results bounded as the app does
+    printf "results_bytes %.0f\nnpy_bytes 0\n", 4096 + probes * 40 + steps * (8 + probes * 25)
     printf "arithmetic %s\nprecision %s\nboundary %s\n", arith ? arith : "faithful", prec ? prec : "double", bound ? bound : "thesis"
 }' "$3"
 EOF

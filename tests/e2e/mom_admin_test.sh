@@ -157,11 +157,27 @@ if gen -t "$work/long.txt" --grid r=0.3 -n L -o "$work/L" >/dev/null 2>&1 &&
 else
     fail "a long run's template: $(ls "$work/L" "$work/L/templates" 2>&1 | tr '\n' ' ')"
 fi
-many 120 >"$work/huge.txt"
-check 65 "results past the 1 GiB the validator reads (120 incidences x 100000 echo angles)" \
+# the output template is sized by the app's results_bytes (--check), not
+# by a bound of the generator's own: 120 x 100000 echo lines are 819 MB
+# by the app's count, so 1 GiB, where a bound of 104 bytes a line would
+# have refused them
+many 120 >"$work/big.txt"
+gen -t "$work/big.txt" --grid r=0.3 -n B -o "$work/B" >/dev/null 2>&1
+"$app" mom -w "$work/B/wu/B_0.txt" --check >"$work/check_big" 2>/dev/null
+rb=$(sed -n 's/^results_bytes //p' "$work/check_big")
+if [ -n "$rb" ] &&
+    [ "$(awk -v b="$rb" 'BEGIN { print (b > 512 * 2^20 && b <= 2^30) }')" = 1 ] &&
+    grep -qF "<max_nbytes>1073741824</max_nbytes>" "$work/B/templates/mom_out_1024M" &&
+    grep -q -- "--result_template templates/mom_out_1024M " "$work/B/submit.sh"; then
+    pass "120 incidences x 100000 echo angles: results_bytes $rb, templates/mom_out_1024M"
+else
+    fail "the template from results_bytes ($rb): $(ls "$work/B" "$work/B/templates" 2>&1 | tr '\n' ' ')"
+fi
+many 160 >"$work/huge.txt"
+check 65 "results past the 1 GiB the validator reads (160 incidences x 100000 echo angles)" \
     gen -t "$work/huge.txt" --grid r=0.3 -n H -o "$work/H"
-says "work unit 0 (r=0.3): its results could reach .* (120 incidence x 100000 echo angles).*fewer incidence or echo angles" \
-    "the message: the work unit, the size, what to do"
+says "work unit 0 (r=0.3): .*the results would take .* (12 unknowns, 160 incidence x 100000 echo angles).*results_bytes" \
+    "the message: the work unit, the size (the app's --check refuses it)"
 # refusals: nothing written
 check 65 "a work unit the app refuses (ka=0: radius 0)" \
     gen -t "$work/t.txt" --grid ka=3,0 solver=reference -n bad -o "$work/bad"

@@ -42,7 +42,7 @@ def check_keys(kind, checker, out):
         w = line.split(None, 1)
         if len(w) == 2:
             keys.setdefault(w[0], w[1].strip())
-    for k, whole in kind.required:
+    for k, whole in COST_KEYS + kind.required:
         v = as_number(keys.get(k, ""))
         if v is None or v < 0 or (whole and v != int(v)):
             raise Failure("%s %s --check printed no valid '%s' line: is it an app with the "
@@ -140,15 +140,13 @@ def make_units(kind, o, template, names, points, checker, name, work):
         else:
             keys = kind.rough_keys(template, text)
         kind.accept(o, i, where, keys)
-        limit = OUTPUT_DEFAULT
-        if kind.sized_outputs:
-            size = kind.output_bytes(keys, text)
-            limit = output_limit(size)
-            if limit is None:
-                raise Failure("%s: its results could reach %.3g bytes (%s), more than the %d "
-                              "orrery-validate reads: %s"
-                              % ((where, size) + kind.too_large(keys)[:1] + (OUTPUT_MAX,)
-                                 + kind.too_large(keys)[1:]), 65)
+        size = kind.output_bytes(keys)
+        limit = output_limit(size)
+        if limit is None:
+            raise Failure("%s: its results could reach %.3g bytes (%s), more than the %d "
+                          "orrery-validate reads: %s"
+                          % ((where, size) + kind.too_large(keys)[:1] + (OUTPUT_MAX,)
+                             + kind.too_large(keys)[1:]), 65)
         rows.append(Row(wu, wu + ".txt", p, keys, len(text.encode()), limit))
     return rows
 
@@ -266,7 +264,7 @@ def generate(kind, argv):
     out = o["out"] or os.path.join(".", name)
     if os.path.exists(out) and (not os.path.isdir(out) or os.listdir(out)):
         raise Failure("%s exists and is not empty" % out)
-    if kind.sized_outputs and len("templates/%s" % out_template_name(o["app"], OUTPUT_MAX)) > 63:
+    if len("templates/%s" % out_template_name(o["app"], OUTPUT_MAX)) > 63:
         usage("--app: too long a name for create_work's template names (63 characters)")
 
     work = tempfile.mkdtemp(prefix="orrery-wugen-")
