@@ -3,7 +3,7 @@
 #  1. orrery-wugen fdtd: a grid batch (layout, the param lines, placeholders
 #     and expressions, comments left alone, the index with each work unit's
 #     estimates, jobs lines, submit.sh with the bounds from the checker's
-#     flops and bytes), a list of sets (words as values), a Latin hypercube
+#     rsc_fpops_est and bytes), a list of sets (words as values), a Latin hypercube
 #     (one point per stratum, reproducible), a long run's larger output
 #     template, and refusals with their exit codes: a work unit the checker
 #     refuses (its message, the template line, nothing written), bad values,
@@ -96,6 +96,8 @@ END {
     printf "bytes %.0f\nflops %.6e\nprobes %d\n", 2 * 48 * padded + 8 * steps * probes + 64e6, 36 * cells * steps, probes
     # the cost lines of every kind: the results bounded as the app does
     printf "results_bytes %.0f\nnpy_bytes 0\n", 4096 + probes * 40 + steps * (8 + probes * 25)
+    # the estimate for BOINC, unlike flops here: the generator takes this one
+    printf "rsc_fpops_est %.6e\n", 36 * cells * steps + 1e9
     printf "arithmetic %s\nprecision %s\nboundary %s\n", arith ? arith : "faithful", prec ? prec : "double", bound ? bound : "thesis"
 }' "$3"
 EOF
@@ -149,9 +151,10 @@ fi
 "$checker" fdtd -w "$wu3" --check >"$work/check3" 2>/dev/null
 flops=$(sed -n 's/^flops //p' "$work/check3")
 bytes=$(sed -n 's/^bytes //p' "$work/check3")
+est=$(sed -n 's/^rsc_fpops_est //p' "$work/check3")
 want=$(python3 -c 'import math, sys
 f, b = float(sys.argv[1]), float(sys.argv[2])
-print("--rsc_fpops_est %.6e --rsc_fpops_bound %.6e --rsc_memory_bound %.0f" % (f, 10 * f, math.ceil(1.25 * b + 64 * 2**20)))' "$flops" "$bytes")
+print("--rsc_fpops_est %.6e --rsc_fpops_bound %.6e --rsc_memory_bound %.0f" % (f, 10 * f, math.ceil(1.25 * b + 64 * 2**20)))' "$est" "$bytes")
 [ "$(sed -n 5p "$work/g/points.txt")" = "g_3 10 fast $(printf '%.6e' "$flops") $bytes" ] &&
     pass "points.txt: work unit 3's flops and bytes as the checker prints them" ||
     fail "points.txt line 5: $(sed -n 5p "$work/g/points.txt"), checker: $flops $bytes"
@@ -163,7 +166,7 @@ if [ "$(cat "$work/g"/jobs_*.txt | wc -l)" = 4 ] && [ -n "$job" ] &&
     grep -q -- "--appname fdtd --wu_template templates/fdtd_in" "$work/g/submit.sh" &&
     grep -q 'bin/stage_file --copy "$here/wu"' "$work/g/submit.sh" && sh -n "$work/g/submit.sh" &&
     [ "$(wc -l <"$work/g/commands.txt")" = 4 ] &&
-    grep -q "^jobs_$k.txt: 2 work unit(s): rsc_fpops_est $(printf '%.3e' "$flops")," "$work/g/summary.txt" &&
+    grep -q "^jobs_$k.txt: 2 work unit(s): rsc_fpops_est $(printf '%.3e' "$est")," "$work/g/summary.txt" &&
     [ ! -e "$work/g/templates" ]; then
     pass "jobs lines, submit.sh (stage wu/, create_work with work unit 3's $want), commands.txt, summary.txt"
 else

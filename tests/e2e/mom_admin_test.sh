@@ -4,7 +4,7 @@
 #     3 parameter sets from a template (layout, the param lines,
 #     placeholders and expressions, comments left alone, the index with
 #     each work unit's unknowns, flops and bytes, jobs lines, submit.sh with
-#     the bounds computed from the checker's flops, fill_entries and bytes),
+#     the bounds computed from the checker's rsc_fpops_est and bytes),
 #     --list and --lhs, a larger output template for many echo lines, and
 #     refusals with their exit codes: a work unit the app refuses (its
 #     message, the template line, nothing written), the faithful solver in
@@ -102,10 +102,9 @@ fi
 "$app" mom -w "$wu1" --check >"$work/check1" 2>/dev/null
 key() { sed -n "s/^$1 //p" "$work/check1"; }
 want=$(python3 -c 'import math, sys
-f, e, b = (float(x) for x in sys.argv[1:4])
-est = f + 300 * e + 1e10
+est, b = (float(x) for x in sys.argv[1:3])
 print("--rsc_fpops_est %.6e --rsc_fpops_bound %.6e --rsc_memory_bound %.0f" % (est, 10 * est, math.ceil(1.25 * b + 64 * 2**20)))' \
-    "$(key flops)" "$(key fill_entries)" "$(key bytes)")
+    "$(key rsc_fpops_est)" "$(key bytes)")
 [ "$(sed -n 3p "$work/g/points.txt")" = "g_1 4.5 mixed $(key unknowns) $(printf '%.6e' "$(key flops)") $(key bytes)" ] &&
     pass "points.txt: work unit 1's unknowns, flops and bytes as the checker prints them" ||
     fail "points.txt line 3: $(sed -n 3p "$work/g/points.txt"), checker: $(tr '\n' ' ' <"$work/check1")"

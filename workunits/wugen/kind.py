@@ -24,7 +24,8 @@ PLACEHOLDER = re.compile(r"\$\{([^{}]*)\}")
 MIB = 1 << 20
 OUTPUT_DEFAULT = 64 * MIB    # server_templates/K_out's max_nbytes
 OUTPUT_MAX = 1 << 30         # orrery-validate's limit (MAX_FD_BYTES)
-COST_KEYS = (("results_bytes", False), ("npy_bytes", False))   # every kind's --check prints them
+# the cost lines every kind's --check prints (common/cost.h) that the bounds use
+COST_KEYS = (("results_bytes", False), ("npy_bytes", False), ("rsc_fpops_est", False))
 
 
 class Failure(Exception):
@@ -100,8 +101,9 @@ class Kind:
         raise NotImplementedError
 
     def estimate(self, keys):
-        """rsc_fpops_est."""
-        return keys["flops"]
+        """rsc_fpops_est: the app's own, from --check (common/cost.h), the
+        one estimate every kind's app makes for BOINC."""
+        return float(keys["rsc_fpops_est"])
 
     def group(self, row, o):
         """A work unit's bounds: work units with the same share a create_work call."""
@@ -124,7 +126,8 @@ class Kind:
                    out_template_name(o["app"], group[3])))
 
     def total_line(self, rows):
-        return "total: %.3e flops (estimated)" % sum(r.keys["flops"] for r in rows)
+        return ("total: %.3e flops (the work units' rsc_fpops_est)"
+                % sum(self.estimate(r.keys) for r in rows))
 
 
 class Row:
