@@ -14,7 +14,11 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "diffraction/diffraction.h"
+#include "fdtd/fdtd.h"
+#include "mom/mom.h"
 #include "runtime/runtime.h"
+#include "separation/ops.h"
 
 typedef struct {
     const char *name;
@@ -36,10 +40,10 @@ int orr_cpu_path_supported(int i) { return orr_cpu_runs(paths[i].isa); }
 
 /* The kinds this backend accelerates. */
 static const orr_kind_attacher cpu_kinds[] = {
-    {"separation", sep_cpu_attach},
-    {"diffraction", dif_cpu_attach},
-    {"fdtd", fdtd_cpu_attach},
-    {"mom", mom_cpu_attach},
+    {SEP_KIND_NAME, sep_cpu_attach},
+    {DIF_KIND_NAME, dif_cpu_attach},
+    {FDTD_KIND_NAME, fdtd_cpu_attach},
+    {MOM_KIND_NAME, mom_cpu_attach},
 };
 
 static void cpu_close(orr_backend *be)
