@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "../cpu_isa.h"
 #include "../orrery.h"
 
 #define DIF_KIND_NAME "diffraction"
@@ -170,10 +171,12 @@ void dif_contrast_free(dif_contrast *c);
 
 /* The contrast spectrum of every slice at lambda: for slice i the forward
  * FFT of the padded Fourier coefficients of eps - eps1 (fft_y x fft_x
- * complex, row-major), which the padded-FFT convolution multiplies by.
- * out: nz * fft_x * fft_y complex. */
+ * complex, row-major), which the padded-FFT convolution multiplies by;
+ * the FFT on the CPU path isa (the backend's cpu_isa). out: nz * fft_x *
+ * fft_y complex. */
 orr_status dif_contrast_spectra(const dif_workunit *wu, const dif_setup *s, const dif_contrast *c,
-                                double lambda, double complex *out, orr_error *err);
+                                double lambda, orr_cpu_isa isa, double complex *out,
+                                orr_error *err);
 /* The exact Fourier coefficient (p, q) of slice i's contrast at lambda (the
  * coefficient of e^{2 pi i (p x / LX + q y / LY)}). */
 double complex dif_contrast_coefficient(const dif_workunit *wu, const dif_setup *s, int slice,

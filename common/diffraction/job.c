@@ -37,6 +37,7 @@ orr_status dif_job_batch_prepare(dif_job *job, int first, int n, dif_batch *b, o
         st = dif_point_init(&job->wu, &job->s, p, &job->pt[i], err);
         if (st == ORR_OK && lambda != last_lambda) {
             st = dif_contrast_spectra(&job->wu, &job->s, &job->contrast, job->wu.wavelengths[lambda],
+                                      job->be ? job->be->cpu_isa : ORR_CPU_BEST,
                                       job->spectra + per * n_spectra, err);
             last_lambda = lambda;
             n_spectra++;
