@@ -1,9 +1,10 @@
 /* The diffraction kind (docs/diffraction.md): the scalar scatterometry
  * forward model. Data flow one way: the work-unit file -> dif_workunit
  * (parse.c, no computing) -> dif_setup (setup.c: orders, slices, the padded
- * grid, every point's wave numbers, sizes and costs) -> per point tables and
- * contrast spectra (tables.c) -> the batched solve (solver.c) over a
- * backend's ops (ops.h) -> the results table (report.c). */
+ * grid, every point's wave numbers, sizes and costs; per point tables) and
+ * the contrast spectra (contrast.c) -> the batched solve (solver.c, by a
+ * method of method.h) over a backend's ops (ops.h) -> the results table
+ * (report.c). */
 #ifndef ORRERY_DIFFRACTION_H
 #define ORRERY_DIFFRACTION_H
 
@@ -130,7 +131,7 @@ void dif_setup_free(dif_setup *s);
 /* The wavelength and angles of point p (lambda outermost, then theta, phi). */
 void dif_point_angles(const dif_workunit *wu, int p, double *lambda, double *theta, double *phi);
 
-/* ---- one point's tables (tables.c) ---- */
+/* ---- one point's tables (setup.c) ---- */
 
 /* What the operator of one point needs (zop.h): per mode q, kz in the
  * superstrate and the substrate, and the order's tables: mt[q] holds
@@ -154,6 +155,8 @@ void dif_point_free(dif_point *pt);
  * *line_bytes (NULL: not wanted) the bound of its results line. */
 orr_status dif_point_check(const dif_workunit *wu, const dif_setup *s, int p, double *line_bytes,
                            orr_error *err);
+
+/* ---- the shapes' coefficients and the contrast spectra (contrast.c) ---- */
 
 /* The shapes' Fourier coefficients (p, q), |p| < kx, |q| < ky, of every
  * slice, made once a work unit: they do not depend on the wavelength, and
