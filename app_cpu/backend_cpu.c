@@ -1,6 +1,7 @@
 /* CPU backend: picks a kernel path by CPUID (FFTW-style: every path is
- * compiled with its own flags, the CPU decides at run time) and makes the
- * thread pool; the kinds it accelerates attach their own host code
+ * compiled with its own flags, the CPU decides at run time: cpu_isa.c)
+ * once, for every CPU kernel below it (be->cpu_isa), and makes the thread
+ * pool; the kinds it accelerates attach their own host code
  * (app_cpu/<kind>/host.c). The "scalar" path runs each kind's reference
  * code the same way, so threads help it too and it stays the baseline to
  * compare. */
@@ -13,39 +14,36 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "diffraction/diffraction.h"
+#include "fdtd/fdtd.h"
+#include "mom/mom.h"
 #include "runtime/runtime.h"
+#include "separation/ops.h"
 
 typedef struct {
     const char *name;
     orr_cpu_isa isa;
-    int (*supported)(void);
 } cpu_path;
-
-static int always(void) { return 1; }
-#if ORR_X86_64
-static int has_avx512(void) { return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq"); }
-static int has_avx2(void) { return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"); }
-#endif
 
 static const cpu_path paths[] = {
 #if ORR_X86_64
-    {"avx512", ORR_CPU_AVX512, has_avx512},
-    {"avx2", ORR_CPU_AVX2, has_avx2},
-    {"sse2", ORR_CPU_SSE2, always},
+    {"avx512", ORR_CPU_AVX512},
+    {"avx2", ORR_CPU_AVX2},
+    {"sse2", ORR_CPU_SSE2},
 #endif
-    {"scalar", ORR_CPU_SCALAR, always},
+    {"scalar", ORR_CPU_SCALAR},
 };
 
 int orr_cpu_path_count(void) { return (int)ORR_ARRAY_LEN(paths); }
 const char *orr_cpu_path_name(int i) { return paths[i].name; }
-int orr_cpu_path_supported(int i) { return paths[i].supported(); }
+int orr_cpu_path_supported(int i) { return orr_cpu_runs(paths[i].isa); }
 
 /* The kinds this backend accelerates. */
 static const orr_kind_attacher cpu_kinds[] = {
-    {"separation", sep_cpu_attach},
-    {"diffraction", dif_cpu_attach},
-    {"fdtd", fdtd_cpu_attach},
-    {"mom", mom_cpu_attach},
+    {SEP_KIND_NAME, sep_cpu_attach},
+    {DIF_KIND_NAME, dif_cpu_attach},
+    {FDTD_KIND_NAME, fdtd_cpu_attach},
+    {MOM_KIND_NAME, mom_cpu_attach},
 };
 
 static void cpu_close(orr_backend *be)
@@ -91,9 +89,9 @@ static int default_threads(void)
 static orr_status choose_path(const char *asked, const cpu_path **out, orr_error *err)
 {
     for (size_t i = 0; i < ORR_ARRAY_LEN(paths); i++)
-        if (asked ? strcmp(asked, paths[i].name) == 0 : paths[i].supported()) {
+        if (asked ? strcmp(asked, paths[i].name) == 0 : orr_cpu_runs(paths[i].isa)) {
             *out = &paths[i];
-            if (!paths[i].supported())
+            if (!orr_cpu_runs(paths[i].isa))
                 return orr_fail(err, ORR_ERR_UNSUPPORTED, "--cpu-path %s: this CPU cannot run it",
                                 paths[i].name);
             return ORR_OK;
@@ -115,8 +113,6 @@ orr_status orr_open_cpu_backend(const orr_backend_request *req, orr_backend *be,
     orr_cpu_ctx *c = calloc(1, sizeof *c);
     if (!c)
         return orr_fail(err, ORR_ERR_NOMEM, "out of memory");
-    c->isa = path->isa;
-    c->isa_name = path->name;
     s = orr_pool_create(req->nthreads > 0 ? req->nthreads : default_threads(), &c->pool, err);
     if (s != ORR_OK) {
         free(c);
@@ -125,6 +121,7 @@ orr_status orr_open_cpu_backend(const orr_backend_request *req, orr_backend *be,
     memset(be, 0, sizeof *be);
     be->name = "CPU";
     be->variant = path->name;
+    be->cpu_isa = path->isa;
     be->ctx = c;
     be->close = cpu_close;
     be->attachers = cpu_kinds;

@@ -1,5 +1,5 @@
-/* The CPU backend: the kernel path (instruction set) this CPU runs best,
- * or the one asked for, and a pool of threads. Each kind's CPU host code
+/* The CPU backend: the kernel path (instruction set, cpu_isa.h) this CPU
+ * runs best, or the one asked for, and a pool of threads. Each kind's CPU host code
  * (app_cpu/<kind>/) picks its kernels for the path and spreads its work
  * over the pool; results are bit-identical for any thread count. */
 #ifndef ORRERY_CPU_BACKEND_H
@@ -8,12 +8,10 @@
 #include "backend.h"
 #include "threads.h"
 
-typedef enum { ORR_CPU_SCALAR, ORR_CPU_SSE2, ORR_CPU_AVX2, ORR_CPU_AVX512 } orr_cpu_isa;
-
-/* The backend's ctx, as the kinds' CPU host code sees it. */
+/* The backend's ctx, as the kinds' CPU host code sees it (the kernel
+ * path is the backend's cpu_isa: ORR_CPU_SCALAR, the kinds' reference
+ * code). */
 typedef struct {
-    orr_cpu_isa isa;        /* ORR_CPU_SCALAR: the kinds' reference code */
-    const char *isa_name;
     orr_pool *pool;
 } orr_cpu_ctx;
 

@@ -1,6 +1,6 @@
 /* OpenCL helpers shared by the backend's parts (backend_opencl.c,
- * spectral_host.c) and bench/spectral/opencl_spectral_bench.c: every cl return code
- * becomes an orr_error naming what failed. */
+ * spectral/host.c) and bench/spectral/opencl_spectral_bench.c: every cl
+ * return code becomes an orr_error naming what failed. */
 #ifndef ORRERY_CL_UTIL_H
 #define ORRERY_CL_UTIL_H
 

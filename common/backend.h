@@ -12,6 +12,7 @@
 
 #include <stdint.h>
 
+#include "cpu_isa.h"
 #include "orrery.h"
 
 typedef struct orr_backend orr_backend;
@@ -42,6 +43,9 @@ struct orr_backend {
     const char *name;         /* "CPU", "CUDA", "OpenCL": goes into the report */
     const char *variant;      /* kernel path ("avx2") or device; part of the
                                  checkpoint identity, not of the report */
+    orr_cpu_isa cpu_isa;      /* the path of every CPU kernel the host runs for
+                                 the kinds (the CPU app: --cpu-path or the best,
+                                 chosen once at open; else ORR_CPU_BEST) */
     void *ctx;                /* backend state (device, thread pool ...) */
     void (*close)(orr_backend *be);   /* release ctx; NULL when nothing to do */
     const orr_kind_attacher *attachers;   /* the kinds this backend accelerates */

@@ -89,7 +89,7 @@ static void build_header(unsigned char *h, const char *kind, uint64_t workunit, 
     put_u64(h + 20 + 2 * NAME_LEN, size);
 }
 
-/* The kill test (tests/kill_test.sh) must land kill -9 inside a write. With
+/* The kill test (tests/e2e/kill_test.sh) must land kill -9 inside a write. With
  * ORRERY_TEST_CHECKPOINT_PAUSE_MS set, a write stops that long with the
  * temporary file half written. Sleeps are restarted because BOINC's timer
  * signal interrupts them. */

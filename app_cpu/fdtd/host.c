@@ -29,7 +29,7 @@ orr_status fdtd_cpu_attach(orr_backend *be, orr_kind_slot *slot, orr_error *err)
     fdtd_cpu_state *st = malloc(sizeof *st);
     if (!st)
         return orr_fail(err, ORR_ERR_NOMEM, "out of memory");
-    st->rows = rows_for(cpu->isa);
+    st->rows = rows_for(be->cpu_isa);
     st->pool = cpu->pool;
     slot->ops = &fdtd_reference_ops;
     slot->state = st;

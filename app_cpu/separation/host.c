@@ -214,7 +214,7 @@ orr_status sep_cpu_attach(orr_backend *be, orr_kind_slot *slot, orr_error *err)
     if (!c)
         return orr_fail(err, ORR_ERR_NOMEM, "out of memory");
     c->cpu = be->ctx;
-    c->kernels = kernels_for(c->cpu->isa);
+    c->kernels = kernels_for(be->cpu_isa);
     slot->ops = &cpu_sep_ops;
     slot->state = c;
     slot->release = cpu_sep_release;

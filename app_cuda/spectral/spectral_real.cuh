@@ -14,7 +14,7 @@
 
 #include "spectral_fft.cuh"
 
-/* The kinds (same numbers as kernels.h's ORR_CUDA_R2C ...). */
+/* The kinds (same numbers as spectral_1d.h's ORR_CUDA_R2C ...). */
 enum { RK_R2C = 1, RK_C2R = 2, RK_DCT2 = 3, RK_DCT3 = 4, RK_DHT = 5 };
 
 /* Direction of the inner h-point complex FFT: the inverse kinds run it

@@ -138,7 +138,8 @@ static void place_coefficients(const dif_workunit *wu, const dif_setup *s, const
 }
 
 orr_status dif_contrast_spectra(const dif_workunit *wu, const dif_setup *s, const dif_contrast *c,
-                                double lambda, double complex *out, orr_error *err)
+                                double lambda, orr_cpu_isa isa, double complex *out,
+                                orr_error *err)
 {
     double complex *eps = malloc((size_t)wu->n_materials * sizeof *eps);
     if (!eps)
@@ -155,7 +156,7 @@ orr_status dif_contrast_spectra(const dif_workunit *wu, const dif_setup *s, cons
                    .n = s->fft_y > 1 ? s->fft_y : s->fft_x, .n2 = s->fft_y > 1 ? s->fft_x : 0,
                    .batch = s->nz};
     spec_plan *plan;
-    st = spec_plan_create(&d, &plan, err);
+    st = spec_plan_create_on(&d, isa, &plan, err);
     if (st == ORR_OK) {
         st = spec_execute(plan, out, out, err);
         spec_plan_destroy(plan);

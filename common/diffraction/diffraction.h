@@ -1,9 +1,10 @@
 /* The diffraction kind (docs/diffraction.md): the scalar scatterometry
  * forward model. Data flow one way: the work-unit file -> dif_workunit
  * (parse.c, no computing) -> dif_setup (setup.c: orders, slices, the padded
- * grid, every point's wave numbers, sizes and costs) -> per point tables and
- * contrast spectra (tables.c) -> the batched solve (solver.c) over a
- * backend's ops (ops.h) -> the results table (report.c). */
+ * grid, every point's wave numbers, sizes and costs; per point tables) and
+ * the contrast spectra (contrast.c) -> the batched solve (solver.c, by a
+ * method of method.h) over a backend's ops (ops.h) -> the results table
+ * (report.c). */
 #ifndef ORRERY_DIFFRACTION_H
 #define ORRERY_DIFFRACTION_H
 
@@ -12,6 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "../cpu_isa.h"
 #include "../orrery.h"
 
 #define DIF_KIND_NAME "diffraction"
@@ -129,7 +131,7 @@ void dif_setup_free(dif_setup *s);
 /* The wavelength and angles of point p (lambda outermost, then theta, phi). */
 void dif_point_angles(const dif_workunit *wu, int p, double *lambda, double *theta, double *phi);
 
-/* ---- one point's tables (tables.c) ---- */
+/* ---- one point's tables (setup.c) ---- */
 
 /* What the operator of one point needs (zop.h): per mode q, kz in the
  * superstrate and the substrate, and the order's tables: mt[q] holds
@@ -154,6 +156,8 @@ void dif_point_free(dif_point *pt);
 orr_status dif_point_check(const dif_workunit *wu, const dif_setup *s, int p, double *line_bytes,
                            orr_error *err);
 
+/* ---- the shapes' coefficients and the contrast spectra (contrast.c) ---- */
+
 /* The shapes' Fourier coefficients (p, q), |p| < kx, |q| < ky, of every
  * slice, made once a work unit: they do not depend on the wavelength, and
  * made per wavelength (J1 and complex exponentials) they cost a 2D work
@@ -170,10 +174,12 @@ void dif_contrast_free(dif_contrast *c);
 
 /* The contrast spectrum of every slice at lambda: for slice i the forward
  * FFT of the padded Fourier coefficients of eps - eps1 (fft_y x fft_x
- * complex, row-major), which the padded-FFT convolution multiplies by.
- * out: nz * fft_x * fft_y complex. */
+ * complex, row-major), which the padded-FFT convolution multiplies by;
+ * the FFT on the CPU path isa (the backend's cpu_isa). out: nz * fft_x *
+ * fft_y complex. */
 orr_status dif_contrast_spectra(const dif_workunit *wu, const dif_setup *s, const dif_contrast *c,
-                                double lambda, double complex *out, orr_error *err);
+                                double lambda, orr_cpu_isa isa, double complex *out,
+                                orr_error *err);
 /* The exact Fourier coefficient (p, q) of slice i's contrast at lambda (the
  * coefficient of e^{2 pi i (p x / LX + q y / LY)}). */
 double complex dif_contrast_coefficient(const dif_workunit *wu, const dif_setup *s, int slice,

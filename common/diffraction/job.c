@@ -37,6 +37,7 @@ orr_status dif_job_batch_prepare(dif_job *job, int first, int n, dif_batch *b, o
         st = dif_point_init(&job->wu, &job->s, p, &job->pt[i], err);
         if (st == ORR_OK && lambda != last_lambda) {
             st = dif_contrast_spectra(&job->wu, &job->s, &job->contrast, job->wu.wavelengths[lambda],
+                                      job->be ? job->be->cpu_isa : ORR_CPU_BEST,
                                       job->spectra + per * n_spectra, err);
             last_lambda = lambda;
             n_spectra++;
@@ -238,7 +239,7 @@ static void unit_cost(const dif_cli *opt, const dif_workunit *wu, const dif_setu
 {
     const double np = s->n_points, nm = s->n_modes, u = (double)s->unknowns;
     const double grid = (double)s->fft_x * s->fft_y, lanes = fmin(cap, DIF_NOMINAL_LANES);
-    const int gmres = wu->solver.method == DIF_GMRES;
+    const dif_method_sizes size = dif_solve_method_of(&wu->solver)->sizes(&wu->solver);
     double shapes = 0;
     for (int l = 0; l < wu->n_layers; l++)
         shapes += (double)wu->layers[l].slices * wu->layers[l].n_shapes;
@@ -251,16 +252,14 @@ static void unit_cost(const dif_cli *opt, const dif_workunit *wu, const dif_setu
     const double spectra = fmin(cap, ceil((cap - 1) / per_lambda) + 1) * s->nz * grid * 16;
     c->host_bytes = ORR_PROCESS_BYTES + cap * (s->point_bytes - s->nz * grid * 16) + spectra +
                     lanes * 16 * (grid + u) + fixed + contrast + 32 * u;
-    c->device_bytes = cap * 16.0 * ((gmres ? DIF_VBASIS + wu->solver.restart + 1 : DIF_VBASIS) * u +
-                                    s->nz * grid) + contrast;
+    c->device_bytes = cap * 16.0 * (size.vectors * u + s->nz * grid) + contrast;
     c->results_bytes = dif_header_bytes(wu) + lines + 16 + 3 * log10(np + 1);
     if (opt->job.npy)
         c->npy_bytes = 3 * NPY_HEAD + np * 16 + 2 * np * nm * 8;
-    c->checkpoint_bytes = orr_checkpoint_file_bytes(fixed + cap * (gmres ? 1.0 : DIF_BICGSTAB_SAVED) *
-                                                                u * 16);
+    c->checkpoint_bytes = orr_checkpoint_file_bytes(fixed + cap * (double)size.saved * u * 16);
     c->flops = np * 2 * DIF_NOMINAL_ITERATIONS * s->matvec_flops;
     snprintf(c->sizes, sizeof c->sizes, "%d points of %d slices x %d orders, batches of %d%s", s->n_points,
-             s->nz, s->n_modes, cap, gmres ? ", GMRES" : "");
+             s->nz, s->n_modes, cap, wu->solver.method == DIF_GMRES ? ", GMRES" : "");
 }
 
 static int batch_capacity(const dif_cli *opt, const dif_setup *s);

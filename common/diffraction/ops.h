@@ -64,9 +64,13 @@ typedef struct {
     void (*run_lanes)(dif_ctx *ctx, void (*fn)(void *arg, dif_ctx *lane, int i), void *arg);
 } dif_ops;
 
-/* The reference; its state is an orr_pool * whose threads share each
- * op's points (NULL: the calling thread alone). */
+/* The reference; its state a dif_reference_state (NULL: the calling
+ * thread alone, FFTs on the best CPU path). */
 extern const dif_ops dif_reference_ops;
+typedef struct {
+    struct orr_pool *pool;   /* the CPU backend's threads: they share each op's points */
+    orr_cpu_isa isa;         /* the CPU backend's path: the FFTs' lane kernels */
+} dif_reference_state;
 
 /* A backend's diffraction ops (the reference when it attaches none), and
  * their state. */
@@ -78,10 +82,11 @@ orr_status dif_ops_of(orr_backend *be, dif_bound_ops *out, orr_error *err);
 
 /* ---- the reference's pieces, one point at a time (CPU backends reuse them) ---- */
 
-/* Scratch for one point's convolution: FFT plans over its slices and the
- * padded grids. */
+/* Scratch for one point's convolution: FFT plans over its slices on the
+ * CPU path isa, and the padded grids. */
 typedef struct dif_conv_scratch dif_conv_scratch;
-orr_status dif_conv_scratch_create(const dif_setup *s, dif_conv_scratch **out, orr_error *err);
+orr_status dif_conv_scratch_create(const dif_setup *s, orr_cpu_isa isa, dif_conv_scratch **out,
+                                   orr_error *err);
 void dif_conv_scratch_destroy(dif_conv_scratch *c);
 /* w = deps * x for one point (spectra: its wavelength's). */
 orr_status dif_conv_point(const dif_setup *s, dif_conv_scratch *c, const double complex *spectra,

@@ -22,7 +22,8 @@ struct dif_conv_scratch {
     size_t *at;             /* [n_modes]: each order's place in the grid */
 };
 
-orr_status dif_conv_scratch_create(const dif_setup *s, dif_conv_scratch **out, orr_error *err)
+orr_status dif_conv_scratch_create(const dif_setup *s, orr_cpu_isa isa, dif_conv_scratch **out,
+                                   orr_error *err)
 {
     dif_conv_scratch *c = calloc(1, sizeof *c);
     const size_t grid = (size_t)s->fft_x * s->fft_y;
@@ -39,10 +40,10 @@ orr_status dif_conv_scratch_create(const dif_setup *s, dif_conv_scratch **out, o
     spec_desc d = {.kind = s->fft_y > 1 ? SPEC_FFT2 : SPEC_C2C, .precision = SPEC_F64,
                    .n = s->fft_y > 1 ? s->fft_y : s->fft_x, .n2 = s->fft_y > 1 ? s->fft_x : 0,
                    .batch = 1};
-    orr_status st = spec_plan_create(&d, &c->fwd, err);
+    orr_status st = spec_plan_create_on(&d, isa, &c->fwd, err);
     d.inverse = 1;
     if (st == ORR_OK)
-        st = spec_plan_create(&d, &c->inv, err);
+        st = spec_plan_create_on(&d, isa, &c->inv, err);
     if (st != ORR_OK) {
         dif_conv_scratch_destroy(c);
         return st;
@@ -111,13 +112,14 @@ void dif_zop_point(const dif_setup *s, const dif_point *pt, const double complex
 
 /* ---- the reference's storage and ops ---- */
 
-/* With a thread pool as state (the CPU backend's), the points of each op
- * are spread over its threads, each with its own scratch, and each thread
- * has a lane (ops.h) for the solver to take points through whole
- * iterations; a point's arithmetic is the same on any thread and in any
- * lane, so results do not depend on the thread count. Without a pool
- * (the reference the tests hold the CPU backend against) there are no
- * lanes: every op takes the whole batch, as on a GPU. */
+/* With a state (the CPU backend's: its thread pool and its path for the
+ * FFTs, dif_reference_state), the points of each op are spread over its
+ * threads, each with its own scratch, and each thread has a lane (ops.h)
+ * for the solver to take points through whole iterations; a point's
+ * arithmetic is the same on any thread and in any lane, so results do
+ * not depend on the thread count. Without a pool (the reference the tests
+ * hold the CPU backend against) there are no lanes: every op takes the
+ * whole batch, as on a GPU. */
 struct dif_ctx {
     const dif_setup *s;
     orr_pool *pool;              /* NULL: one thread */
@@ -164,11 +166,12 @@ static orr_status ref_open(void *state, const dif_workunit *wu, const dif_setup 
                            int n_vectors, dif_ctx **out, orr_error *err)
 {
     (void)wu;
+    const dif_reference_state *rs = state;
     dif_ctx *c = calloc(1, sizeof *c);
     if (!c)
         return orr_fail(err, ORR_ERR_NOMEM, "out of memory");
     c->s = s;
-    c->pool = state;
+    c->pool = rs ? rs->pool : NULL;
     c->capacity = *capacity;
     c->n_vectors = n_vectors;
     c->n_scratch = c->pool ? orr_pool_threads(c->pool) : 1;
@@ -180,7 +183,9 @@ static orr_status ref_open(void *state, const dif_workunit *wu, const dif_setup 
         ? ORR_OK
         : orr_fail(err, ORR_ERR_NOMEM, "out of memory for the solver's vectors (%zu bytes)", bytes);
     for (int i = 0; st == ORR_OK && i < c->n_scratch; i++)
-        st = dif_conv_scratch_create(s, &c->scratch[i], err);
+        st = dif_conv_scratch_create(s, rs ? rs->isa : ORR_CPU_BEST, &c->scratch[i], err);
+    if (st == ORR_OK && rs)
+        orr_log("diffraction: FFTs on the %s lane kernels", spec_plan_isa_name(c->scratch[0]->fwd));
     if (st == ORR_OK && c->pool)   /* without a pool: whole-batch ops, as a GPU runs them */
         st = make_lanes(c, err);
     if (st != ORR_OK) {

@@ -39,19 +39,17 @@ static void setup_costs(const dif_workunit *wu, dif_setup *s)
     const double grid = (double)s->fft_x * s->fft_y;
     const double fft = 5.0 * grid * log2(grid);          /* one complex FFT */
     s->matvec_flops = s->nz * (2 * fft + 6 * grid) + 40.0 * s->unknowns;
-    /* The solver's vectors (solver.c: BiCGStab's eight slots; GMRES(m)'s
-     * three and its basis of m + 1) with those a checkpoint saves, or,
-     * while one is restored, the saved ones three times (read, copied
-     * into the payload, written back to the solver: its other slots are
-     * filled only after the read copy is freed); the contrast spectra of
-     * every slice, the point's z tables and GMRES's Hessenberg matrix. */
-    const int gmres = wu->solver.method == DIF_GMRES;
-    const double m = wu->solver.restart;
-    const double vectors = gmres ? DIF_VBASIS + m + 1 : DIF_VBASIS;
-    const double saved = gmres ? 1 : DIF_BICGSTAB_SAVED;
+    /* The solver method's vectors (method.h: its sizes) with those a
+     * checkpoint saves, or, while one is restored, the saved ones three
+     * times (read, copied into the payload, written back to the solver:
+     * its other slots are filled only after the read copy is freed); the
+     * contrast spectra of every slice, the point's z tables and the
+     * method's own host state (GMRES's Hessenberg matrix). */
+    const dif_method_sizes size = dif_solve_method_of(&wu->solver)->sizes(&wu->solver);
+    const double vectors = size.vectors, saved = size.saved;
     const double tables = (double)s->n_modes * (2 + DIF_MODE_TABLE + s->n_layers * DIF_LAYER_TABLE);
     s->point_bytes = 16.0 * (fmax(vectors + saved, 3 * saved) * (double)s->unknowns + s->nz * grid + tables +
-                             (gmres ? (m + 1) * (m + 3) : 0));
+                             size.host_complex);
 }
 
 orr_status dif_setup_init(const dif_workunit *wu, dif_setup *s, orr_error *err)

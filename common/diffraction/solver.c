@@ -1,6 +1,7 @@
-/* The batched BiCGStab (solver.h). Scalars live on the host, one set a
- * point; vectors live with the backend. Each step below is one op over
- * the points still running. */
+/* The batched solver (solver.h): what every method (method.h) shares
+ * around it: the batch's storage with the backend, its start from
+ * u_b, checkpoints, and the time-bounded runs (through a CPU backend's
+ * lanes where the method's points iterate independently). */
 #include "solver.h"
 
 #include <math.h>
@@ -11,16 +12,6 @@
 #include "../runtime/runtime.h"
 #include "zop.h"
 
-static double complex cget(const double v[2])
-{
-    return v[0] + I * v[1];
-}
-
-static void cset(double v[2], double complex z)
-{
-    v[0] = creal(z);
-    v[1] = cimag(z);
-}
 
 orr_status dif_solver_open(dif_solver *sv, const dif_bound_ops *ops, const dif_workunit *wu,
                            const dif_setup *s, int *capacity, orr_error *err)
@@ -29,10 +20,10 @@ orr_status dif_solver_open(dif_solver *sv, const dif_bound_ops *ops, const dif_w
     sv->ops = *ops;
     sv->wu = wu;
     sv->s = s;
-    const int gmres = wu->solver.method == DIF_GMRES;
-    const int n_vectors = gmres ? DIF_VBASIS + wu->solver.restart + 1 : DIF_VBASIS;
-    sv->saved_vectors = gmres ? 1 : DIF_BICGSTAB_SAVED;
-    orr_status st = ops->ops->open(ops->state, wu, s, capacity, n_vectors, &sv->ctx, err);
+    sv->method = dif_solve_method_of(&wu->solver);
+    const dif_method_sizes size = sv->method->sizes(&wu->solver);
+    sv->saved_vectors = size.saved;
+    orr_status st = ops->ops->open(ops->state, wu, s, capacity, size.vectors, &sv->ctx, err);
     if (st != ORR_OK)
         return st;
     sv->capacity = *capacity;
@@ -46,7 +37,7 @@ orr_status dif_solver_open(dif_solver *sv, const dif_bound_ops *ops, const dif_w
         dif_solver_close(sv);
         return orr_fail(err, ORR_ERR_NOMEM, "out of memory");
     }
-    if (gmres && (st = dif_gmres_open(sv, err)) != ORR_OK)
+    if (sv->method->open && (st = sv->method->open(sv, err)) != ORR_OK)
         dif_solver_close(sv);
     return st;
 }
@@ -55,22 +46,14 @@ void dif_solver_close(dif_solver *sv)
 {
     if (sv->ctx)
         sv->ops.ops->close(sv->ctx);
-    dif_gmres_close(sv);
+    if (sv->method && sv->method->close)
+        sv->method->close(sv);
     free(sv->st);
     free(sv->active);
     free(sv->coef);
     free(sv->dots);
     free(sv->host);
     memset(sv, 0, sizeof *sv);
-}
-
-int dif_solver_running(dif_solver *sv)
-{
-    int n = 0;
-    for (int b = 0; b < sv->n; b++)
-        if (sv->st[b].status == DIF_RUNNING)
-            sv->active[n++] = b;
-    return n;
 }
 
 /* u_b: the incident wave and its reflection from the substrate, in order 00. */
@@ -85,53 +68,6 @@ static void background(const dif_setup *s, const dif_point *pt, double complex *
         sum += creal(v) * creal(v) + cimag(v) * cimag(v);
     }
     *norm = sqrt(sum);
-}
-
-orr_status dif_solver_true_residual(dif_solver *sv, int n, orr_error *err)
-{
-    const dif_ops *o = sv->ops.ops;
-    orr_status st = o->matvec(sv->ctx, sv->active, n, DIF_VX, DIF_VT, err);
-    for (int a = 0; st == ORR_OK && a < n; a++) {
-        sv->coef[2 * a] = 1;
-        sv->coef[2 * a + 1] = -1;
-    }
-    if (st == ORR_OK)
-        st = o->lincomb(sv->ctx, sv->active, n, DIF_VT, 2, (const int[]){DIF_VB, DIF_VT}, sv->coef, err);
-    if (st == ORR_OK)
-        st = o->dots(sv->ctx, sv->active, n, 1, (const int[]){DIF_VT, DIF_VT}, sv->dots, err);
-    for (int a = 0; st == ORR_OK && a < n; a++) {
-        dif_solve_state *p = &sv->st[sv->active[a]];
-        p->residual = sqrt(creal(sv->dots[a])) / p->norm_b;
-    }
-    return st;
-}
-
-/* Positions active[0..n): r = b - A x (the true residual), r^ = r,
- * p = v = 0, scalars 1. */
-static orr_status restart(dif_solver *sv, int n, orr_error *err)
-{
-    const dif_ops *o = sv->ops.ops;
-    orr_status st = dif_solver_true_residual(sv, n, err);
-    static const int t[1] = {DIF_VT};
-    for (int a = 0; st == ORR_OK && a < n; a++)
-        sv->coef[a] = 1;
-    if (st == ORR_OK)
-        st = o->lincomb(sv->ctx, sv->active, n, DIF_VR, 1, t, sv->coef, err);
-    if (st == ORR_OK)
-        st = o->lincomb(sv->ctx, sv->active, n, DIF_VRHAT, 1, t, sv->coef, err);
-    for (int a = 0; st == ORR_OK && a < n; a++)
-        sv->coef[a] = 0;
-    if (st == ORR_OK)
-        st = o->lincomb(sv->ctx, sv->active, n, DIF_VP, 1, t, sv->coef, err);
-    if (st == ORR_OK)
-        st = o->lincomb(sv->ctx, sv->active, n, DIF_VV, 1, t, sv->coef, err);
-    for (int a = 0; st == ORR_OK && a < n; a++) {
-        dif_solve_state *p = &sv->st[sv->active[a]];
-        cset(p->rho, 1);
-        cset(p->alpha, 1);
-        cset(p->omega, 1);
-    }
-    return st;
 }
 
 static orr_status load_batch(dif_solver *sv, const dif_batch *b, orr_error *err)
@@ -155,11 +91,7 @@ orr_status dif_solver_start(dif_solver *sv, const dif_batch *b, orr_error *err)
         if (st == ORR_OK)
             st = o->write(sv->ctx, p, DIF_VX, sv->host, err);
     }
-    if (st == ORR_OK && sv->gmres) {
-        dif_gmres_begin(sv);
-        return ORR_OK;
-    }
-    return st == ORR_OK ? restart(sv, dif_solver_running(sv), err) : st;
+    return st == ORR_OK ? sv->method->start(sv, err) : st;
 }
 
 orr_status dif_solver_resume(dif_solver *sv, const dif_batch *b, const dif_solve_state *saved,
@@ -178,8 +110,8 @@ orr_status dif_solver_resume(dif_solver *sv, const dif_batch *b, const dif_solve
         for (int v = 0; st == ORR_OK && v < sv->saved_vectors; v++, vectors += n)
             st = o->write(sv->ctx, p, v, vectors, err);
     }
-    if (sv->gmres)
-        dif_gmres_begin(sv);
+    if (sv->method->resume)
+        sv->method->resume(sv);
     return st;
 }
 
@@ -201,123 +133,9 @@ orr_status dif_solver_field(dif_solver *sv, int b, double complex *w, orr_error 
     return st == ORR_OK ? sv->ops.ops->read(sv->ctx, b, DIF_VT, w, err) : st;
 }
 
-
-/* a / b, or 0 with *broke set when b is 0 (a BiCGStab breakdown: the
- * point restarts after this iteration). */
-static double complex ratio(double complex a, double complex b, int *broke)
-{
-    if (b == 0 || !isfinite(creal(b)) || !isfinite(cimag(b))) {
-        *broke = 1;
-        return 0;
-    }
-    return a / b;
-}
-
-/* The first half: p = r + beta (p - omega v), v = A p, alpha, s = r - alpha v. */
-static orr_status half_p(dif_solver *sv, int n, double complex *rho_new, int *broke,
-                         orr_error *err)
-{
-    const dif_ops *o = sv->ops.ops;
-    orr_status st = o->dots(sv->ctx, sv->active, n, 1, (const int[]){DIF_VRHAT, DIF_VR}, sv->dots, err);
-    for (int a = 0; st == ORR_OK && a < n; a++) {
-        const dif_solve_state *p = &sv->st[sv->active[a]];
-        rho_new[a] = sv->dots[a];
-        const double complex beta = ratio(rho_new[a], cget(p->rho), &broke[a]) *
-                                    ratio(cget(p->alpha), cget(p->omega), &broke[a]);
-        sv->coef[3 * a] = 1;
-        sv->coef[3 * a + 1] = beta;
-        sv->coef[3 * a + 2] = -beta * cget(p->omega);
-    }
-    if (st == ORR_OK)
-        st = o->lincomb(sv->ctx, sv->active, n, DIF_VP, 3, (const int[]){DIF_VR, DIF_VP, DIF_VV},
-                        sv->coef, err);
-    if (st == ORR_OK)
-        st = o->matvec(sv->ctx, sv->active, n, DIF_VP, DIF_VV, err);
-    if (st == ORR_OK)
-        st = o->dots(sv->ctx, sv->active, n, 1, (const int[]){DIF_VRHAT, DIF_VV}, sv->dots, err);
-    for (int a = 0; st == ORR_OK && a < n; a++) {
-        const double complex alpha = ratio(rho_new[a], sv->dots[a], &broke[a]);
-        cset(sv->st[sv->active[a]].alpha, alpha);
-        sv->coef[2 * a] = 1;
-        sv->coef[2 * a + 1] = -alpha;
-    }
-    if (st == ORR_OK)
-        st = o->lincomb(sv->ctx, sv->active, n, DIF_VS, 2, (const int[]){DIF_VR, DIF_VV}, sv->coef, err);
-    return st;
-}
-
-/* The second half: t = A s, omega, x += alpha p + omega s, r = s - omega t,
- * and the recursive residual. */
-static orr_status half_s(dif_solver *sv, int n, int *broke, orr_error *err)
-{
-    const dif_ops *o = sv->ops.ops;
-    orr_status st = o->matvec(sv->ctx, sv->active, n, DIF_VS, DIF_VT, err);
-    if (st == ORR_OK)
-        st = o->dots(sv->ctx, sv->active, n, 2, (const int[]){DIF_VT, DIF_VS, DIF_VT, DIF_VT},
-                     sv->dots, err);
-    for (int a = 0; st == ORR_OK && a < n; a++) {
-        dif_solve_state *p = &sv->st[sv->active[a]];
-        const double complex omega = ratio(sv->dots[2 * a], sv->dots[2 * a + 1], &broke[a]);
-        cset(p->omega, omega);
-        sv->coef[3 * a] = 1;
-        sv->coef[3 * a + 1] = cget(p->alpha);
-        sv->coef[3 * a + 2] = omega;
-    }
-    if (st == ORR_OK)
-        st = o->lincomb(sv->ctx, sv->active, n, DIF_VX, 3, (const int[]){DIF_VX, DIF_VP, DIF_VS},
-                        sv->coef, err);
-    for (int a = 0; st == ORR_OK && a < n; a++) {
-        sv->coef[2 * a] = 1;
-        sv->coef[2 * a + 1] = -cget(sv->st[sv->active[a]].omega);
-    }
-    if (st == ORR_OK)
-        st = o->lincomb(sv->ctx, sv->active, n, DIF_VR, 2, (const int[]){DIF_VS, DIF_VT}, sv->coef, err);
-    if (st == ORR_OK)
-        st = o->dots(sv->ctx, sv->active, n, 1, (const int[]){DIF_VR, DIF_VR}, sv->dots, err);
-    for (int a = 0; st == ORR_OK && a < n; a++) {
-        dif_solve_state *p = &sv->st[sv->active[a]];
-        p->residual = sqrt(creal(sv->dots[a])) / p->norm_b;
-        p->iterations++;
-    }
-    return st;
-}
-
-/* Points whose recursive residual reached the tolerance, or that broke
- * down, or reached the iteration limit: the true residual decides. Those
- * within the tolerance converge, those at the limit stop, the rest
- * restart from x. */
-static orr_status settle(dif_solver *sv, const int *broke, int n, orr_error *err)
-{
-    const dif_solver_options *opt = &sv->wu->solver;
-    int *cand = malloc((size_t)n * sizeof *cand);
-    if (!cand)
-        return orr_fail(err, ORR_ERR_NOMEM, "out of memory");
-    int m = 0;
-    for (int a = 0; a < n; a++) {
-        const dif_solve_state *p = &sv->st[sv->active[a]];
-        if (broke[a] || !(p->residual > opt->tolerance) || p->iterations >= opt->max_iterations)
-            cand[m++] = sv->active[a];
-    }
-    memcpy(sv->active, cand, (size_t)m * sizeof *cand);
-    free(cand);
-    if (m == 0)
-        return ORR_OK;
-    orr_status st = restart(sv, m, err);   /* r = b - A x: the true residual */
-    for (int a = 0; st == ORR_OK && a < m; a++) {
-        dif_solve_state *p = &sv->st[sv->active[a]];
-        if (p->residual <= opt->tolerance)
-            p->status = DIF_CONVERGED;
-        else if (p->iterations >= opt->max_iterations)
-            p->status = DIF_STOPPED;
-        else
-            p->restarts++;
-    }
-    return st;
-}
-
 int dif_solver_saveable(const dif_solver *sv)
 {
-    return !sv->gmres || dif_gmres_between_cycles(sv);
+    return !sv->method->saveable || sv->method->saveable(sv);
 }
 
 /* A residual that is not a number ends the work unit at once: iterating
@@ -330,25 +148,6 @@ static orr_status check_finite(dif_solver *sv, orr_error *err)
                             "point %d: the solver's residual is not finite after %d iterations",
                             sv->st[b].point, sv->st[b].iterations);
     return ORR_OK;
-}
-
-/* One BiCGStab iteration of the positions in sv->active[0..n). */
-static orr_status iterate_group(dif_solver *sv, int n, orr_error *err)
-{
-    double complex *rho_new = malloc((size_t)n * sizeof *rho_new);
-    int *broke = calloc((size_t)n, sizeof *broke);
-    orr_status st = rho_new && broke ? ORR_OK : orr_fail(err, ORR_ERR_NOMEM, "out of memory");
-    if (st == ORR_OK)
-        st = half_p(sv, n, rho_new, broke, err);
-    if (st == ORR_OK)
-        st = half_s(sv, n, broke, err);
-    for (int a = 0; st == ORR_OK && a < n; a++)
-        cset(sv->st[sv->active[a]].rho, rho_new[a]);
-    if (st == ORR_OK)
-        st = settle(sv, broke, n, err);
-    free(rho_new);
-    free(broke);
-    return st;
 }
 
 /* The running points shared among a backend's lanes (ops.h): a lane
@@ -386,7 +185,7 @@ static void iterate_lane(void *arg, dif_ctx *ctx, int i)
         const int b = j->running[k];
         do {
             lane.active[0] = b;
-            j->status[i] = iterate_group(&lane, 1, &j->errors[i]);
+            j->status[i] = lane.method->iterate(&lane, 1, &j->errors[i]);
             more = j->status[i] == ORR_OK && orr_runtime_seconds() < j->until;
         } while (more && j->sv->st[b].status == DIF_RUNNING);
     }
@@ -415,20 +214,18 @@ static orr_status run_in_lanes(dif_solver *sv, int n, int n_lanes, double until,
     return st;
 }
 
-/* One iteration of every running point together (a GPU's way, and
- * GMRES's on every backend). */
+/* One iteration of every running point together (a GPU's way, and on
+ * every backend that of a method whose points go in step). */
 static orr_status iterate_batch(dif_solver *sv, orr_error *err)
 {
-    if (sv->gmres)
-        return dif_gmres_iterate(sv, err);
     const int n = dif_solver_running(sv);
-    return n ? iterate_group(sv, n, err) : ORR_OK;
+    return n ? sv->method->iterate(sv, n, err) : ORR_OK;
 }
 
 orr_status dif_solver_run(dif_solver *sv, double seconds, int *left, orr_error *err)
 {
     const double until = orr_runtime_seconds() + seconds;
-    const int n_lanes = sv->ops.ops->lanes && !sv->gmres ? sv->ops.ops->lanes(sv->ctx) : 0;
+    const int n_lanes = sv->ops.ops->lanes && sv->method->per_point ? sv->ops.ops->lanes(sv->ctx) : 0;
     orr_status st = ORR_OK;
     int n = dif_solver_running(sv);
     if (n && n_lanes > 0)

@@ -13,7 +13,7 @@
  *   S   = sum_j E_j s_j w_j, E_j = e^{i kz z_j} (the substrate's rank one),
  * with s_j = 2 sin(kz h_j/2)/kz and d_j the slice's own integral. Each
  * recursion step multiplies by e^{i kz dz} (modulus <= 1) and adds a
- * product g s that the tables hold precomputed (tables.c), so evanescent
+ * product g s that the tables hold precomputed (setup.c), so evanescent
  * orders never overflow; S comes from the downward sweep's last value,
  * S = E_0 (B_0 + s_0 w_0), so no step ever divides. */
 #ifndef ORRERY_DIFFRACTION_ZOP_H

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpu_isa.h"
 #include "simd/lanes.h"
 #include "spectral.h"
 #include "threads.h"
@@ -48,30 +49,31 @@ struct spec_plan {
 
 /* ---- the ISA of the lane kernels ---- */
 
-static const spec_lanes_isa *forced_isa;
+static orr_cpu_isa forced;   /* ORR_CPU_BEST: none (spec_lanes_force) */
 
-static const spec_lanes_isa *best_isa(void)
+/* The lane kernels of a CPU path (cpu_isa.h); scalar: the generic ones. */
+static const spec_lanes_isa *lanes_of(orr_cpu_isa isa)
 {
+    switch (isa == ORR_CPU_BEST ? orr_cpu_best() : isa) {
 #if ORR_X86_64
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq"))
-        return &spec_lanes_avx512;
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
-        return &spec_lanes_avx2;
-    return &spec_lanes_sse2;
-#else
-    return &spec_lanes_generic;
+    case ORR_CPU_AVX512: return &spec_lanes_avx512;
+    case ORR_CPU_AVX2: return &spec_lanes_avx2;
+    case ORR_CPU_SSE2: return &spec_lanes_sse2;
 #endif
+    default: return &spec_lanes_generic;
+    }
 }
 
-const spec_lanes_isa *spec_lanes_current(void) { return forced_isa ? forced_isa : best_isa(); }
+const spec_lanes_isa *spec_lanes_current(void) { return lanes_of(forced); }
 
-/* The ISA for transforms of n points: lanes times n bounded (2^17 points),
- * so that one group's scratch stays near the caches and a long transform
- * does not take wide vectors' worth of memory; narrower ISAs are run by any
- * CPU that runs a wider one. */
-static const spec_lanes_isa *isa_for(int n, int f32)
+/* The ISA for transforms of n points on the path asked (ORR_CPU_BEST: the
+ * current one): lanes times n bounded (2^17 points), so that one group's
+ * scratch stays near the caches and a long transform does not take wide
+ * vectors' worth of memory; narrower ISAs are run by any CPU that runs a
+ * wider one. */
+static const spec_lanes_isa *isa_for(orr_cpu_isa asked, int n, int f32)
 {
-    const spec_lanes_isa *isa = spec_lanes_current();
+    const spec_lanes_isa *isa = lanes_of(asked == ORR_CPU_BEST ? forced : asked);
 #if ORR_X86_64
     const long limit = 1L << 17;
     if (isa == &spec_lanes_avx512 && (long)n * (f32 ? isa->lanes_f32 : isa->lanes_f64) > limit)
@@ -87,30 +89,26 @@ static const spec_lanes_isa *isa_for(int n, int f32)
 
 int spec_lanes_force(const char *name)
 {
+    static const struct {
+        const char *name;
+        orr_cpu_isa isa;
+    } names[] = {{"generic", ORR_CPU_SCALAR},
+                 {"sse2", ORR_CPU_SSE2},
+                 {"avx2", ORR_CPU_AVX2},
+                 {"avx512", ORR_CPU_AVX512}};
     if (!name) {
-        forced_isa = NULL;
+        forced = ORR_CPU_BEST;
         return 1;
     }
-    if (strcmp(name, "generic") == 0) {
-        forced_isa = &spec_lanes_generic;
-        return 1;
-    }
-#if ORR_X86_64
-    const spec_lanes_isa *isa = NULL;
-    if (strcmp(name, "sse2") == 0)
-        isa = &spec_lanes_sse2;
-    else if (strcmp(name, "avx2") == 0 && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
-        isa = &spec_lanes_avx2;
-    else if (strcmp(name, "avx512") == 0 && __builtin_cpu_supports("avx512f") &&
-             __builtin_cpu_supports("avx512dq"))
-        isa = &spec_lanes_avx512;
-    if (isa) {
-        forced_isa = isa;
-        return 1;
-    }
-#endif
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (strcmp(name, names[i].name) == 0 && orr_cpu_runs(names[i].isa)) {
+            forced = names[i].isa;
+            return 1;
+        }
     return 0;
 }
+
+const char *spec_plan_isa_name(const spec_plan *plan) { return plan->isa->name; }
 
 static const char *const kind_names[SPEC_KIND_COUNT] = {"c2c",  "r2c", "c2r",  "dct2",   "dct3",
                                                         "dht",  "fft2", "conv2d", "tridiag"};
@@ -376,10 +374,19 @@ static orr_status start_threads(spec_plan *p, size_t work, int items, orr_error 
 
 orr_status spec_plan_create(const spec_desc *desc, spec_plan **plan, orr_error *err)
 {
+    return spec_plan_create_on(desc, ORR_CPU_BEST, plan, err);
+}
+
+orr_status spec_plan_create_on(const spec_desc *desc, orr_cpu_isa isa, spec_plan **plan,
+                               orr_error *err)
+{
     *plan = NULL;
     orr_status s = check_desc(desc, err);
     if (s != ORR_OK)
         return s;
+    if (!orr_cpu_runs(isa))
+        return orr_fail(err, ORR_ERR_UNSUPPORTED, "spectral %s: this CPU cannot run CPU path %d",
+                        spec_kind_name(desc->kind), (int)isa);
     spec_plan *p = calloc(1, sizeof *p);
     if (!p)
         return orr_fail(err, ORR_ERR_NOMEM, "out of memory");
@@ -391,7 +398,7 @@ orr_status spec_plan_create(const spec_desc *desc, spec_plan **plan, orr_error *
         p->d.out_dist = (ptrdiff_t)spec_out_reals(desc) * p->stride / (is_complex_out(desc->kind) ? 2 : 1);
     const int f32 = desc->precision == SPEC_F32;
     const int lane_n = desc->kind == SPEC_FFT2 && desc->n2 > desc->n ? desc->n2 : desc->n;
-    p->isa = isa_for(desc->kind == SPEC_TRIDIAG ? 1 : lane_n, f32);
+    p->isa = isa_for(isa, desc->kind == SPEC_TRIDIAG ? 1 : lane_n, f32);
     p->lanes = f32 ? p->isa->lanes_f32 : p->isa->lanes_f64;
     size_t work;   /* bytes per thread */
     int items;

@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "../cpu_isa.h"
 #include "../orrery.h"
 
 typedef enum {
@@ -90,8 +91,17 @@ double *spec_dct_table(spec_kind kind, spec_norm norm, int n);
  * 4..2^20 (real kinds), 2D up to 4096 x 4096 (docs/spectral.md section 4);
  * anything else is ORR_ERR_UNSUPPORTED with the reason. */
 orr_status spec_plan_create(const spec_desc *desc, spec_plan **plan, orr_error *err);
+/* The same on the CPU path isa (the backend's choice, cpu_isa.h; one this
+ * CPU cannot run is ORR_ERR_UNSUPPORTED). spec_plan_create takes
+ * ORR_CPU_BEST: the best this CPU runs, or spec_lanes_force's. The paths'
+ * results may differ in the last bits. */
+orr_status spec_plan_create_on(const spec_desc *desc, orr_cpu_isa isa, spec_plan **plan,
+                               orr_error *err);
 void spec_plan_destroy(spec_plan *plan);
 const spec_desc *spec_plan_desc(const spec_plan *plan);
+/* The lane kernels the plan runs ("avx2", ...: its path, or a narrower one
+ * for long transforms), for the logs. */
+const char *spec_plan_isa_name(const spec_plan *plan);
 
 /* Elements (of the precision's real type) one transform reads and writes:
  * complex counts twice. */

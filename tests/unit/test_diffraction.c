@@ -321,9 +321,10 @@ static void check_conv(const char *text)
     dif_conv_scratch *scr;
     dif_contrast cache;
     CU_ASSERT_EQUAL_FATAL(dif_contrast_init(&pr.wu, s, &cache, &err), ORR_OK);
-    CU_ASSERT_EQUAL_FATAL(dif_contrast_spectra(&pr.wu, s, &cache, lambda, spectra, &err), ORR_OK);
+    CU_ASSERT_EQUAL_FATAL(dif_contrast_spectra(&pr.wu, s, &cache, lambda, ORR_CPU_BEST, spectra, &err),
+                          ORR_OK);
     dif_contrast_free(&cache);
-    CU_ASSERT_EQUAL_FATAL(dif_conv_scratch_create(s, &scr, &err), ORR_OK);
+    CU_ASSERT_EQUAL_FATAL(dif_conv_scratch_create(s, ORR_CPU_BEST, &scr, &err), ORR_OK);
     for (size_t i = 0; i < s->unknowns; i++)
         x[i] = random_c();
     for (size_t i = 0; i < s->unknowns; i++)

@@ -373,7 +373,7 @@ static VC *FN(vfft)(VC *x, VC *y, int n, const R *tw, int step)
  * Blocks lie FFT_BLOCK_STRIDE(m) apart: room for vfft's padding, and one
  * more pair so the 16 streams of the split fall in different L1 sets.
  * From 512 points: at 256 (blocks of 16) it measured a little slower than
- * vfft on a Zen 4 core, at 1024 and 4096 10-20% faster (bench/RESULTS.md). */
+ * vfft on a Zen 4 core, at 1024 and 4096 10-20% faster (bench/spectral/RESULTS.md). */
 #define FFT_BLOCKED_MIN_N 512
 #define FFT_BLOCK_STRIDE(m) ((m) + 17)
 
@@ -689,7 +689,7 @@ static void FN(c2c16)(const R *in, ptrdiff_t in_dist, R *out, ptrdiff_t out_dist
  * transposes of complex to rows t[8 p + k], the second pass over q
  * (contiguous t[q + 8 r] -> X[q + 8 k]). A prototype of this ran at
  * 1.1-1.2x FFTW per thread in double on AVX-512, the lane kernels at 0.66x
- * (bench/RESULTS.md). The inverse: conj(FFT(conj x)). */
+ * (bench/spectral/RESULTS.md). The inverse: conj(FFT(conj x)). */
 #define CPV (NL / 2)
 static inline __attribute__((always_inline)) V FN(swap_ri)(V z)
 {
@@ -1135,7 +1135,7 @@ static inline __attribute__((always_inline)) void FN(il_halves)(const R *y, int 
 
 /* Whether real transforms of n points run one at a time (below): from h =
  * 256 (at h = 64 the lane kernels ran as fast in double and 10-20% faster
- * in single on AVX-512, bench/RESULTS.md). */
+ * in single on AVX-512, bench/spectral/RESULTS.md). */
 static inline int FN(il_real_handles)(int n)
 {
     return n / 2 > 64 && FN(il_handles)(n / 2);

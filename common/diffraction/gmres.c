@@ -1,5 +1,5 @@
-/* GMRES(m) for the batched solver (solver.h), the work unit's option
- * `solver method=gmres restart=m`. The batch's running points go through
+/* GMRES(m), a row of the solver's method table (method.h): the work
+ * unit's option `solver method=gmres restart=m`. The batch's running points go through
  * Arnoldi cycles in step, so every op serves them all at once: a cycle
  * starts with r = b - A x (the true residual: a point within the tolerance
  * has converged, one at the iteration limit stops), takes up to m steps
@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "solver.h"
+#include "method.h"
 
-struct dif_gmres {
+struct gmres_state {
     int m;
     int in_cycle;          /* a cycle is under way (0: between cycles) */
     int step;              /* its Arnoldi steps so far */
@@ -25,10 +25,10 @@ struct dif_gmres {
     int *list;             /* scratch: the points of an op */
 };
 
-orr_status dif_gmres_open(dif_solver *sv, orr_error *err)
+static orr_status open_state(dif_solver *sv, orr_error *err)
 {
     const size_t cap = (size_t)sv->capacity, m = (size_t)sv->wu->solver.restart;
-    struct dif_gmres *g = calloc(1, sizeof *g);
+    struct gmres_state *g = calloc(1, sizeof *g);
     if (g) {
         g->m = (int)m;
         g->taken = calloc(cap, sizeof *g->taken);
@@ -39,15 +39,15 @@ orr_status dif_gmres_open(dif_solver *sv, orr_error *err)
         g->g = calloc(cap * (m + 1), sizeof *g->g);
         g->list = calloc(cap, sizeof *g->list);
     }
-    sv->gmres = g;
+    sv->method_state = g;
     if (!g || !g->taken || !g->waiting || !g->h || !g->cs || !g->sn || !g->g || !g->list)
         return orr_fail(err, ORR_ERR_NOMEM, "out of memory for GMRES(%zu)", m);
     return ORR_OK;
 }
 
-void dif_gmres_close(dif_solver *sv)
+static void close_state(dif_solver *sv)
 {
-    struct dif_gmres *g = sv->gmres;
+    struct gmres_state *g = sv->method_state;
     if (!g)
         return;
     free(g->taken);
@@ -58,17 +58,27 @@ void dif_gmres_close(dif_solver *sv)
     free(g->g);
     free(g->list);
     free(g);
-    sv->gmres = NULL;
+    sv->method_state = NULL;
 }
 
-void dif_gmres_begin(dif_solver *sv)
+/* A new or resumed batch: cycles start afresh (x is the whole state). */
+static void begin(dif_solver *sv)
 {
-    sv->gmres->in_cycle = 0;
+    struct gmres_state *g = sv->method_state;
+    g->in_cycle = 0;
 }
 
-int dif_gmres_between_cycles(const dif_solver *sv)
+static orr_status start(dif_solver *sv, orr_error *err)
 {
-    return !sv->gmres->in_cycle;
+    (void)err;
+    begin(sv);
+    return ORR_OK;
+}
+
+static int between_cycles(const dif_solver *sv)
+{
+    const struct gmres_state *g = sv->method_state;
+    return !g->in_cycle;
 }
 
 /* One coefficient a point into the solver's coef scratch, then the op. */
@@ -80,13 +90,12 @@ static orr_status scale_into(dif_solver *sv, const int *list, int n, int out, in
     return sv->ops.ops->lincomb(sv->ctx, list, n, out, 1, (const int[]){in}, sv->coef, err);
 }
 
-/* The cycle's start for every running point: the true residual decides;
- * the rest get v_0 = r / |r| and g = (|r|, 0, ...). */
-static orr_status cycle_start(dif_solver *sv, orr_error *err)
+/* The cycle's start for the running points active[0..n): the true
+ * residual decides; the rest get v_0 = r / |r| and g = (|r|, 0, ...). */
+static orr_status cycle_start(dif_solver *sv, int n, orr_error *err)
 {
-    struct dif_gmres *g = sv->gmres;
+    struct gmres_state *g = sv->method_state;
     const dif_solver_options *opt = &sv->wu->solver;
-    int n = dif_solver_running(sv);
     orr_status st = n ? dif_solver_true_residual(sv, n, err) : ORR_OK;
     int keep = 0;
     for (int a = 0; st == ORR_OK && a < n; a++) {
@@ -115,7 +124,7 @@ static orr_status cycle_start(dif_solver *sv, orr_error *err)
 
 /* Column j of point b's Hessenberg: the earlier rotations, a new one that
  * zeroes h[j+1][j], and g rotated with it. The new residual estimate. */
-static double givens(struct dif_gmres *g, int b, int j)
+static double givens(struct gmres_state *g, int b, int j)
 {
     const int m1 = g->m + 1;
     double complex *h = g->h + (size_t)b * m1 * g->m + (size_t)j * m1;
@@ -140,7 +149,7 @@ static double givens(struct dif_gmres *g, int b, int j)
  * orthogonal to v_0..v_j (modified Gram-Schmidt), v_{j+1} = w / |w|. */
 static orr_status arnoldi_step(dif_solver *sv, const int *list, int n, orr_error *err)
 {
-    struct dif_gmres *g = sv->gmres;
+    struct gmres_state *g = sv->method_state;
     const dif_ops *o = sv->ops.ops;
     const int j = g->step, m1 = g->m + 1;
     orr_status st = o->matvec(sv->ctx, list, n, DIF_VBASIS + j, DIF_VT, err);
@@ -178,7 +187,7 @@ static orr_status arnoldi_step(dif_solver *sv, const int *list, int n, orr_error
 /* The cycle's end: y from the triangular system, x += V y. */
 static orr_status cycle_end(dif_solver *sv, orr_error *err)
 {
-    struct dif_gmres *g = sv->gmres;
+    struct gmres_state *g = sv->method_state;
     const int m1 = g->m + 1, n = dif_solver_running(sv);
     double complex *y = calloc((size_t)n * g->m, sizeof *y);
     if (!y)
@@ -217,15 +226,17 @@ static orr_status cycle_end(dif_solver *sv, orr_error *err)
     return st;
 }
 
-orr_status dif_gmres_iterate(dif_solver *sv, orr_error *err)
+/* One Arnoldi step of every running point (active[0..n)), in step: a
+ * cycle starts first where none is under way, ends after its last step. */
+static orr_status iterate(dif_solver *sv, int n, orr_error *err)
 {
-    struct dif_gmres *g = sv->gmres;
+    struct gmres_state *g = sv->method_state;
     if (!g->in_cycle) {
-        orr_status st = cycle_start(sv, err);
+        orr_status st = cycle_start(sv, n, err);
         if (st != ORR_OK || !g->in_cycle)
             return st;
+        n = dif_solver_running(sv);
     }
-    const int n = dif_solver_running(sv);
     int k = 0;
     for (int a = 0; a < n; a++)
         if (!g->waiting[sv->active[a]])
@@ -240,3 +251,24 @@ orr_status dif_gmres_iterate(dif_solver *sv, orr_error *err)
         stepping += !g->waiting[sv->active[a]];
     return g->step == g->m || stepping == 0 ? cycle_end(sv, err) : ORR_OK;
 }
+
+static dif_method_sizes sizes(const dif_solver_options *opt)
+{
+    const double m = opt->restart;
+    /* x, b, t and the basis of m + 1; the Hessenberg matrix, the rotations
+     * and g: (m + 1) m + 3 m + 1 < (m + 1) (m + 3) */
+    return (dif_method_sizes){.vectors = DIF_VBASIS + opt->restart + 1, .saved = 1,
+                              .host_complex = (m + 1) * (m + 3)};
+}
+
+const dif_solve_method dif_gmres = {
+    .name = "GMRES",
+    .sizes = sizes,
+    .open = open_state,
+    .close = close_state,
+    .start = start,
+    .resume = begin,
+    .iterate = iterate,
+    .per_point = 0,
+    .saveable = between_cycles,
+};
