@@ -31,6 +31,11 @@ orr_status orr_opencl_device_open(const orr_backend_request *req, orr_device *d,
 orr_status orr_opencl_device_wrap(cl_context context, cl_device_id device,
                                   cl_command_queue queue, orr_device *d, orr_error *err);
 
+/* The most bytes one copy or fill command moves (device_opencl.c says
+ * why), and the size of the piece from done of bytes. */
+#define ORR_OPENCL_PIECE ((size_t)256 << 20)
+size_t ocl_piece(size_t done, size_t bytes);
+
 /* Sets n kernel arguments, sizes[i] bytes at values[i]. */
 orr_status ocl_set_args(cl_kernel k, int n, const size_t *sizes, const void *const *values,
                         orr_error *err);

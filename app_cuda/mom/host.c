@@ -19,9 +19,11 @@
  * cudaDeviceScheduleBlockingSync). Every CUDA, cuBLAS and cuSOLVER return
  * code is checked: failures are ORR_ERR_DEVICE (BOINC's temporary exit)
  * where another try may work, else ORR_ERR_DEVICE_UNFIT (CUDA's by
- * orr_cuda_status, the libraries' by lib_status); a system beyond the
- * device's whole memory ORR_ERR_DEVICE_UNFIT, one beyond what is free now
- * (held by another program) ORR_ERR_DEVICE. */
+ * orr_cuda_status, the libraries' by lib_status). The buffers that do
+ * not depend on the libraries, their sizing, memory checks and uploads
+ * are common/mom/device.c's (mom_dmem): a system beyond the device's
+ * whole memory ORR_ERR_DEVICE_UNFIT, an allocation that fails within it
+ * (memory held by another program now) ORR_ERR_DEVICE. */
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 #include <cusolverDn.h>
@@ -52,16 +54,13 @@ struct mom_kern {
     cublasHandle_t blas;
     cusolverDnHandle_t solver;
     mom_cuda_system sys;       /* device pointers into the cell data */
-    double *px, *py, *w, *col_re, *col_im;
-    int *col_start, *col_row;
-    double *z;                 /* [n * n] pairs */
-    float *zs;                 /* [n * n] pairs (single), else NULL */
-    int *ipiv;                 /* [n] */
-    double *v[4];              /* [nrhs * n] pairs by mom_vec: B (the state's), X, R, D (refine only) */
-    float *xs;                 /* [nrhs * n] pairs (single) */
-    double *norms;             /* [2 n] */
+    mom_dmem m;                /* the system, the vectors, the cells (common/mom/device.h) */
+    double *z;                 /* m's, typed */
+    float *zs, *xs;
+    int *ipiv;
+    double *v[4];
+    double *norms, *dir;
     double *slab;              /* [n * SLAB] pairs (double solvers) */
-    double *dir;               /* [2 nrhs] (cos, sin) of the incidences */
     double *tmp;               /* [2 n + 2 nrhs] reductions */
     int *info;                 /* [3]: getrf's info, the first zero pivot, trtri's or getrs's info */
     void *work;                /* getrf's workspace */
@@ -409,52 +408,35 @@ static orr_status cuda_get(mom_kern *c, mom_vec v, double *host, orr_error *err)
 
 /* ---- state ---- */
 
-static void *state_ptr(mom_kern *c, mom_state s)
-{
-    void *const p[MOM_N_STATES] = {c->z, c->zs, c->ipiv, c->v[MOM_B], c->norms};
-    return p[s];
-}
-
 static orr_status cuda_read(mom_kern *c, mom_state s, void *host, orr_error *err)
 {
-    TRY(wait_for("finishing before a checkpoint", err));
-    return cu(cudaMemcpy(host, state_ptr(c, s), mom_state_size(c->n, c->nrhs, c->single, s),
-                         cudaMemcpyDeviceToHost),
-              "copying the state from the device", err);
+    return mom_dmem_read(&c->m, s, host, err);
 }
 
 static orr_status cuda_write(mom_kern *c, mom_state s, const void *host, orr_error *err)
 {
-    TRY(cu(cudaMemcpy(state_ptr(c, s), host, mom_state_size(c->n, c->nrhs, c->single, s),
-                      cudaMemcpyHostToDevice),
-           "copying the state to the device", err));
-    return wait_for("restoring the state", err);
+    return mom_dmem_write(&c->m, s, host, err);
 }
 
 /* ---- open, close ---- */
 
-/* Device bytes of the system for wu with n unknowns and nnz corrections
- * (workspaces and the libraries' handles in DEVICE_MARGIN). */
-static double device_bytes(const mom_kern *c, long nnz)
+/* Device bytes of the system beyond mom_dmem's: the residual's slab,
+ * the reductions, the libraries' handles and workspaces (DEVICE_MARGIN). */
+static double device_bytes(const mom_kern *c)
 {
-    const int n = c->n;
-    const double nn = (double)n * n, vec = (double)n * c->nrhs;
-    return nn * 16 + (c->single ? nn * 8 + vec * 8 : (double)n * SLAB * 16) + vec * 16 * 3 +
-           (c->refine ? vec * 16 : 0) + (double)n * (4 + 16 + 24 + 16) +
-           (double)c->nrhs * 32 + (n + 1.0) * 4 + nnz * 20.0;
+    return (c->single ? 0 : (double)c->n * SLAB * 16) + (double)c->n * 16 + (double)c->nrhs * 16 +
+           DEVICE_MARGIN;
 }
 
 static void cuda_close(mom_kern *c)
 {
     if (!c)
         return;
-    void *const mem[] = {c->px,   c->py,  c->w,     c->col_re, c->col_im, c->col_start,
-                         c->col_row, c->z, c->zs,   c->ipiv,   c->v[0],   c->v[1],
-                         c->v[2], c->v[3], c->xs,    c->norms,  c->slab,   c->dir,
-                         c->tmp,  c->info, c->work, c->trtri_work};
+    void *const mem[] = {c->slab, c->tmp, c->info, c->work, c->trtri_work};
     for (size_t i = 0; i < sizeof mem / sizeof mem[0]; i++)
         if (mem[i])
-            cudaFree(mem[i]);
+            c->m.d->api->release(c->m.d, mem[i]);
+    mom_dmem_close(&c->m);
     free(c->trtri_host);
     if (c->solver)
         lib->cusolverDnDestroy(c->solver);
@@ -463,112 +445,29 @@ static void cuda_close(mom_kern *c)
     free(c);
 }
 
-/* cudaMalloc; out of memory within the device's size is memory held
- * elsewhere now (ORR_ERR_DEVICE, temporary). */
-static orr_status dalloc(void **out, size_t bytes, const mom_kern *c, orr_error *err)
+/* The kernels' view of m's buffers. */
+static void bind(mom_kern *c)
 {
-    *out = NULL;
-    const cudaError_t e = cudaMalloc(out, bytes ? bytes : 1);
-    if (e == cudaErrorMemoryAllocation) {
-        cudaGetLastError();
-        size_t free_bytes = 0, total = 0;
-        cudaMemGetInfo(&free_bytes, &total);
-        return orr_fail(err, ORR_ERR_DEVICE,
-                        "the %d x %d system needs about %.3g bytes of device memory; %zu bytes "
-                        "(of %zu) could not be allocated",
-                        c->n, c->n, device_bytes(c, 0) + DEVICE_MARGIN, bytes,
-                        free_bytes);
-    }
-    return cu(e, "allocating device memory", err);
-}
-
-static orr_status upload(void **out, const void *host, size_t bytes, const mom_kern *c,
-                         orr_error *err)
-{
-    TRY(dalloc(out, bytes, c, err));
-    return bytes ? cu(cudaMemcpy(*out, host, bytes, cudaMemcpyHostToDevice),
-                      "copying the cells to the device", err)
-                 : ORR_OK;
-}
-
-/* Allocations, uploads and workspaces; the caller closes c on failure. */
-static orr_status setup(mom_kern *c, orr_error *err)
-{
+    const mom_dmem *m = &c->m;
     const mom_problem *p = c->p;
-    const int n = c->n, nrhs = c->nrhs;
-    const long nnz = p->lcn ? p->lcn->col_start[n] : 0;
-    const size_t nn = (size_t)n * n, vec = (size_t)n * nrhs;
-
-    TRY(bl(lib->cublasCreate_v2(&c->blas), "creating the handle", err));
-    TRY(so(lib->cusolverDnCreate(&c->solver), "creating the handle", err));
-
-    size_t free_bytes = 0, total = 0;
-    TRY(cu(cudaMemGetInfo(&free_bytes, &total), "reading the free device memory", err));
-    const double need = device_bytes(c, nnz) + DEVICE_MARGIN;
-    if (need > (double)free_bytes)
-        return orr_fail(err, need > (double)total ? ORR_ERR_DEVICE_UNFIT : ORR_ERR_DEVICE,
-                        "the %d x %d system needs %.0f bytes of device memory; the device has "
-                        "%zu free (of %zu)",
-                        n, n, need, free_bytes, total);
-
-    /* the cells */
     const double k = p->lcn ? p->lcn->k : p->g.k;
-    c->sys.n = n;
+    c->z = m->z, c->zs = m->zs, c->xs = m->xs, c->ipiv = m->ipiv;
+    for (int v = 0; v < 4; v++)
+        c->v[v] = m->v[v];
+    c->norms = m->norms, c->dir = m->dir;
+    c->sys.n = c->n;
     c->sys.lcn = p->lcn != NULL;
     c->sys.k = k;
     c->sys.k_eta_4 = k * MOM_ETA / 4;
-    TRY(upload((void **)&c->px, p->px, (size_t)n * sizeof(double), c, err));
-    TRY(upload((void **)&c->py, p->py, (size_t)n * sizeof(double), c, err));
-    TRY(upload((void **)&c->w, p->lcn ? p->lcn->wt : p->g.w, (size_t)n * sizeof(double), c, err));
-    if (p->lcn) {
-        const mom_lcn *l = p->lcn;
-        TRY(upload((void **)&c->col_start, l->col_start, (n + 1) * sizeof(int), c, err));
-        TRY(upload((void **)&c->col_row, l->col_row, nnz * sizeof(int), c, err));
-        TRY(upload((void **)&c->col_re, l->col_re, nnz * sizeof(double), c, err));
-        TRY(upload((void **)&c->col_im, l->col_im, nnz * sizeof(double), c, err));
-    }
-    c->sys.px = c->px, c->sys.py = c->py, c->sys.w = c->w;
-    c->sys.col_start = c->col_start, c->sys.col_row = c->col_row;
-    c->sys.col_re = c->col_re, c->sys.col_im = c->col_im;
-    double *dir = malloc(2 * (size_t)nrhs * sizeof *dir);
-    if (!dir)
-        return orr_fail(err, ORR_ERR_NOMEM, "out of memory");
-    for (int r = 0; r < nrhs; r++) {   /* as reference.c's fill_rhs */
-        const double phi = c->wu->incidence[r] * M_PI / 180;
-        dir[2 * r] = cos(phi), dir[2 * r + 1] = sin(phi);
-    }
-    orr_status st = upload((void **)&c->dir, dir, 2 * (size_t)nrhs * sizeof *dir, c, err);
-    free(dir);
-    TRY(st);
+    c->sys.px = m->px, c->sys.py = m->py, c->sys.w = m->w;
+    c->sys.col_start = m->col_start, c->sys.col_row = m->col_row;
+    c->sys.col_re = m->col_re, c->sys.col_im = m->col_im;
+}
 
-    /* the system */
-    TRY(dalloc((void **)&c->z, nn * 16, c, err));
-    TRY(cu(cudaMemset(c->z, 0, nn * 16), "clearing device memory", err));
-    if (c->single) {
-        TRY(dalloc((void **)&c->zs, nn * 8, c, err));
-        TRY(cu(cudaMemset(c->zs, 0, nn * 8), "clearing device memory", err));
-        TRY(dalloc((void **)&c->xs, vec * 8, c, err));
-    } else {
-        TRY(dalloc((void **)&c->slab, (size_t)n * SLAB * 16, c, err));
-    }
-    TRY(dalloc((void **)&c->ipiv, (size_t)n * sizeof(int), c, err));
-    TRY(cu(cudaMemset(c->ipiv, 0, (size_t)n * sizeof(int)), "clearing device memory", err));
-    TRY(dalloc((void **)&c->v[MOM_B], vec * 16, c, err));
-    TRY(cu(cudaMemset(c->v[MOM_B], 0, vec * 16), "clearing device memory", err));
-    TRY(dalloc((void **)&c->v[MOM_X], vec * 16, c, err));
-    TRY(dalloc((void **)&c->v[MOM_R], vec * 16, c, err));
-    if (c->refine)
-        TRY(dalloc((void **)&c->v[MOM_D], vec * 16, c, err));
-    TRY(dalloc((void **)&c->norms, 2 * (size_t)n * sizeof(double), c, err));
-    TRY(cu(cudaMemset(c->norms, 0, 2 * (size_t)n * sizeof(double)), "clearing device memory", err));
-    TRY(dalloc((void **)&c->tmp, (2 * (size_t)n + 2 * (size_t)nrhs) * sizeof(double), c, err));
-    TRY(dalloc((void **)&c->info, 3 * sizeof(int), c, err));
-    const int info0[3] = {0, INT_MAX, 0};
-    TRY(cu(cudaMemcpy(c->info, info0, sizeof info0, cudaMemcpyHostToDevice),
-           "clearing device memory", err));
-
-    /* the workspaces: getrf's for the tallest panel, trtri's */
-    const int nb = n < c->nb ? n : c->nb;
+/* getrf's workspace for the tallest panel, trtri's. */
+static orr_status workspaces(mom_kern *c, orr_error *err)
+{
+    const int n = c->n, nb = n < c->nb ? n : c->nb;
     int lwork = 0;
     size_t work_bytes = 0;
     if (c->single) {
@@ -580,29 +479,52 @@ static orr_status setup(mom_kern *c, orr_error *err)
                "sizing zgetrf's workspace", err));
         work_bytes = (size_t)lwork * 16;
     }
-    TRY(dalloc(&c->work, work_bytes, c, err));
-    if (c->inverses) {
-        const cublasFillMode_t uplo[2] = {CUBLAS_FILL_MODE_LOWER, CUBLAS_FILL_MODE_UPPER};
-        for (int t = 0; t < 2; t++) {
-            size_t dev = 0, host = 0;
-            TRY(so(lib->cusolverDnXtrtri_bufferSize(c->solver, uplo[t], CUBLAS_DIAG_NON_UNIT, n,
-                                               CUDA_C_64F, c->z, n,
-                                               &dev, &host),
-                   "sizing trtri's workspace", err));
-            c->trtri_bytes = dev > c->trtri_bytes ? dev : c->trtri_bytes;
-            c->trtri_host_bytes = host > c->trtri_host_bytes ? host : c->trtri_host_bytes;
-        }
-        TRY(dalloc(&c->trtri_work, c->trtri_bytes, c, err));
-        if (c->trtri_host_bytes && !(c->trtri_host = malloc(c->trtri_host_bytes)))
-            return orr_fail(err, ORR_ERR_NOMEM, "out of memory for trtri's host workspace");
+    TRY(mom_dmem_alloc(&c->m, &c->work, work_bytes, err));
+    if (!c->inverses)
+        return ORR_OK;
+    const cublasFillMode_t uplo[2] = {CUBLAS_FILL_MODE_LOWER, CUBLAS_FILL_MODE_UPPER};
+    for (int t = 0; t < 2; t++) {
+        size_t dev = 0, host = 0;
+        TRY(so(lib->cusolverDnXtrtri_bufferSize(c->solver, uplo[t], CUBLAS_DIAG_NON_UNIT, n,
+                                                CUDA_C_64F, c->z, n, &dev, &host),
+               "sizing trtri's workspace", err));
+        c->trtri_bytes = dev > c->trtri_bytes ? dev : c->trtri_bytes;
+        c->trtri_host_bytes = host > c->trtri_host_bytes ? host : c->trtri_host_bytes;
     }
+    TRY(mom_dmem_alloc(&c->m, &c->trtri_work, c->trtri_bytes, err));
+    if (c->trtri_host_bytes && !(c->trtri_host = malloc(c->trtri_host_bytes)))
+        return orr_fail(err, ORR_ERR_NOMEM, "out of memory for trtri's host workspace");
+    return ORR_OK;
+}
+
+/* The handles, the buffers, the workspaces; the caller closes c on failure. */
+static orr_status setup(mom_kern *c, orr_device *d, const mom_plan *plan, orr_error *err)
+{
+    const long nnz = c->p->lcn ? c->p->lcn->col_start[c->n] : 0;
+    const double need = mom_dmem_bytes(plan, nnz) + device_bytes(c);
+    TRY(bl(lib->cublasCreate_v2(&c->blas), "creating the handle", err));
+    TRY(so(lib->cusolverDnCreate(&c->solver), "creating the handle", err));
+    TRY(mom_dmem_open(&c->m, d, c->wu, c->p, plan, need, 16.0 * c->n * c->n, err));
+    bind(c);
+    orr_dmem mem = NULL;
+    if (!c->single) {
+        TRY(mom_dmem_alloc(&c->m, &mem, (size_t)c->n * SLAB * 16, err));
+        c->slab = mem;
+    }
+    TRY(mom_dmem_alloc(&c->m, &mem, (2 * (size_t)c->n + 2 * (size_t)c->nrhs) * sizeof(double),
+                       err));
+    c->tmp = mem;
+    TRY(mom_dmem_alloc(&c->m, &mem, 3 * sizeof(int), err));
+    c->info = mem;
+    const int info0[3] = {0, INT_MAX, 0};
+    TRY(d->api->upload(d, c->info, 0, info0, sizeof info0, err));
+    TRY(workspaces(c, err));
     return wait_for("preparing the device", err);
 }
 
 static orr_status cuda_open(void *state, const mom_workunit *wu, const mom_problem *p,
                             mom_plan *plan, mom_kern **out, orr_error *err)
 {
-    (void)state;
     TRY(mom_cuda_libs_load(&lib, err));
     mom_kern *c = calloc(1, sizeof *c);
     if (!c)
@@ -610,7 +532,7 @@ static orr_status cuda_open(void *state, const mom_workunit *wu, const mom_probl
     c->wu = wu, c->p = p, c->n = p->n, c->nrhs = wu->n_incidence, c->nb = plan->nb;
     c->single = plan->single;
     c->inverses = plan->rc->inverses, c->refine = plan->rc->refine;
-    orr_status st = setup(c, err);
+    orr_status st = setup(c, state, plan, err);
     if (st != ORR_OK) {
         cuda_close(c);
         return st;
@@ -630,6 +552,5 @@ static const mom_kernels cuda_mom_kernels = {
 
 orr_status mom_cuda_attach(orr_backend *be, orr_kind_slot *slot, orr_error *err)
 {
-    (void)be;
-    return mom_device_attach(&cuda_mom_kernels, NULL, NULL, slot, err);
+    return mom_device_attach(&cuda_mom_kernels, be->ctx, NULL, slot, err);
 }

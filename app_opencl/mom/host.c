@@ -32,9 +32,11 @@
  * Waits go through the device layer's sleeping wait (ocl_wait_sleeping:
  * never a spinning clFinish). Every OpenCL and CLBlast return code is
  * checked: failures are classed by cl_status (BOINC's temporary exit, or
- * an error for what fails here every time); a system beyond the device's
- * memory or largest buffer is ORR_ERR_DEVICE_UNFIT, naming the bytes, and
- * an allocation that fails within them (memory held elsewhere now)
+ * an error for what fails here every time). The buffers that do not
+ * depend on CLBlast, their sizing, memory checks and uploads are
+ * common/mom/device.c's (mom_dmem): a system beyond the device's memory
+ * or largest buffer is ORR_ERR_DEVICE_UNFIT, naming the bytes, and an
+ * allocation that fails within them (memory held elsewhere now)
  * ORR_ERR_DEVICE.
  *
  * For measuring: ORRERY_MOM_OPENCL_BLOCK (the block), ORRERY_MOM_OPENCL_LANES
@@ -87,20 +89,12 @@ struct mom_kern {
     int perm_ready;            /* perm holds the factors' row exchanges */
     cl_program prog[2];        /* [0] double, [1] single */
     cl_kernel k[2][N_KERNELS];
-    /* the state (ops.h) */
-    cl_mem z;                  /* [n * n] double2 */
-    cl_mem zs;                 /* [n * n] float2 (single), else NULL */
-    cl_mem ipiv;               /* [n] int, 1-based */
-    cl_mem norms;              /* [2 n]: column max |z|, then column sum |z| */
+    mom_dmem m;                /* the state, the vectors, the cells (common/mom/device.h) */
     /* the solves */
-    cl_mem v[4];               /* [nrhs * n] double2 by mom_vec: b (the state's), x, r, d (refine only) */
-    cl_mem xs;                 /* [nrhs * n] float2 (single) */
     cl_mem w;                  /* faithful: [n * n] double2, the inverses, then the residual's slab */
     cl_mem slab;               /* the residual's columns: [n * SLAB] (double reference), or w */
     cl_mem perm;               /* [n] int: row i of P b is row perm[i] of b */
     cl_mem stats;              /* faithful: [2 n] */
-    /* the cells */
-    cl_mem px, py, wt, dir, col_start, col_row, col_re, col_im;
     /* the panel */
     cl_mem cand_v, cand_i, cand_row, info, warm;
     int cand_stride;           /* candidate slots a set (two sets) */
@@ -210,53 +204,29 @@ static orr_status drain(mom_kern *c, double expected_s, orr_error *err)
     return c->d->api->finish(c->d, expected_s, err);
 }
 
-/* Bulk fills and copies go in pieces of at most PIECE bytes, each well
- * below 2^31: on an H200 with NVIDIA's OpenCL a run at n = 12000 (Z 2.3
- * GB, then filled and read back whole) failed with -9999 where n = 10000
- * (1.6 GB) had worked; not isolated further, and not run again since. */
-#define PIECE ((size_t)256 << 20)
-
-static size_t piece(size_t done, size_t bytes)
-{
-    return bytes - done < PIECE ? bytes - done : PIECE;
-}
-
+/* The device layer's copies and fills (in pieces, device_opencl.c);
+ * downloads and fills are queued: the bytes are there after drain. */
 static orr_status zero(mom_kern *c, cl_mem m, size_t bytes, orr_error *err)
 {
-    static const cl_double2 z16;   /* zero */
-    const unsigned char z1 = 0;
-    const int wide = bytes % sizeof z16 == 0;
-    for (size_t at = 0; at < bytes; at += PIECE)
-        CL_TRY(clEnqueueFillBuffer(queue_of(c), m, wide ? (const void *)&z16 : (const void *)&z1,
-                                   wide ? sizeof z16 : 1, at, piece(at, bytes), 0, NULL, NULL),
-               "clearing device memory");
-    return ORR_OK;
+    return c->d->api->fill(c->d, m, 0, bytes, err);
 }
 
-static orr_status copy(mom_kern *c, cl_mem from, cl_mem to, size_t bytes, orr_error *err)
-{
-    for (size_t at = 0; at < bytes; at += PIECE)
-        CL_TRY(clEnqueueCopyBuffer(queue_of(c), from, to, at, at, piece(at, bytes), 0, NULL, NULL),
-               "copying on the device");
-    return ORR_OK;
-}
-
-/* Queued: the bytes are there after drain. */
 static orr_status download(mom_kern *c, cl_mem from, void *to, size_t bytes, orr_error *err)
 {
-    for (size_t at = 0; at < bytes; at += PIECE)
-        CL_TRY(clEnqueueReadBuffer(queue_of(c), from, CL_FALSE, at, piece(at, bytes),
-                                   (char *)to + at, 0, NULL, NULL),
-               "copying from the device");
-    return ORR_OK;
+    return c->d->api->download(c->d, to, from, 0, bytes, err);
 }
 
 static orr_status upload(mom_kern *c, cl_mem to, const void *from, size_t bytes, orr_error *err)
 {
-    for (size_t at = 0; at < bytes; at += PIECE)
-        CL_TRY(clEnqueueWriteBuffer(queue_of(c), to, CL_FALSE, at, piece(at, bytes),
-                                    (const char *)from + at, 0, NULL, NULL),
-               "copying to the device");
+    return c->d->api->upload(c->d, to, 0, from, bytes, err);
+}
+
+static orr_status copy(mom_kern *c, cl_mem from, cl_mem to, size_t bytes, orr_error *err)
+{
+    for (size_t at = 0; at < bytes; at += ORR_OPENCL_PIECE)
+        CL_TRY(clEnqueueCopyBuffer(queue_of(c), from, to, at, at, ocl_piece(at, bytes), 0, NULL,
+                                   NULL),
+               "copying on the device");
     return ORR_OK;
 }
 
@@ -319,15 +289,15 @@ static orr_status fill_columns(mom_kern *c, int first, int count, int col0, cl_m
     const cl_int lcn = p->lcn != NULL;
     cl_kernel f = c->k[0][K_FILL];
     TRY(set_args(f, err, 11, ARG(c->n), ARG(first), ARG(count), ARG(col0), ARG(k), ARG(k_eta_4),
-                 ARG(lcn), ARG(c->px), ARG(c->py), ARG(c->wt), ARG(out)));
+                 ARG(lcn), ARG(c->m.px), ARG(c->m.py), ARG(c->m.w), ARG(out)));
     const size_t global[2] = {up((size_t)c->n, (size_t)c->wg), (size_t)count};
     const size_t local[2] = {(size_t)c->wg, 1};
     TRY(launch(c, f, 2, global, local, "launching the fill", err));
     if (!lcn)
         return ORR_OK;
     cl_kernel g = c->k[0][K_CORRECT];
-    TRY(set_args(g, err, 9, ARG(c->n), ARG(first), ARG(count), ARG(col0), ARG(c->col_start),
-                 ARG(c->col_row), ARG(c->col_re), ARG(c->col_im), ARG(out)));
+    TRY(set_args(g, err, 9, ARG(c->n), ARG(first), ARG(count), ARG(col0), ARG(c->m.col_start),
+                 ARG(c->m.col_row), ARG(c->m.col_re), ARG(c->m.col_im), ARG(out)));
     return launch1(c, g, (size_t)count, (size_t)c->wg, "launching LCN's corrections", err);
 }
 
@@ -344,14 +314,14 @@ static orr_status col_stats(mom_kern *c, cl_mem a, int first, int count, int upp
 
 static orr_status ocl_fill(mom_kern *c, int first, int count, orr_error *err)
 {
-    TRY(fill_columns(c, first, count, 0, c->z, err));
-    TRY(col_stats(c, c->z, first, count, 0, c->norms, err));
+    TRY(fill_columns(c, first, count, 0, c->m.z, err));
+    TRY(col_stats(c, c->m.z, first, count, 0, c->m.norms, err));
     if (first > 0)
         return ORR_OK;
     cl_kernel k = c->k[0][K_RHS];
     const double kk = c->p->g.k;
-    TRY(set_args(k, err, 7, ARG(c->n), ARG(c->nrhs), ARG(kk), ARG(c->dir), ARG(c->px), ARG(c->py),
-                 ARG(c->v[MOM_B])));
+    TRY(set_args(k, err, 7, ARG(c->n), ARG(c->nrhs), ARG(kk), ARG(c->m.dir), ARG(c->m.px),
+                 ARG(c->m.py), ARG(c->m.v[MOM_B])));
     const size_t global[2] = {up((size_t)c->n, (size_t)c->wg), (size_t)c->nrhs};
     const size_t local[2] = {(size_t)c->wg, 1};
     return launch(c, k, 2, global, local, "launching the right-hand sides", err);
@@ -361,14 +331,14 @@ static orr_status ocl_fill(mom_kern *c, int first, int count, orr_error *err)
 
 static cl_mem factors(const mom_kern *c, int prec)
 {
-    return prec ? c->zs : c->z;
+    return prec ? c->m.zs : c->m.z;
 }
 
 static orr_status ocl_to_single(mom_kern *c, orr_error *err)
 {
     cl_kernel k = c->k[0][K_TO_SINGLE];
     const cl_ulong count = (cl_ulong)c->n * c->n;
-    TRY(set_args(k, err, 3, ARG(c->z), ARG(c->zs), ARG(count)));
+    TRY(set_args(k, err, 3, ARG(c->m.z), ARG(c->m.zs), ARG(count)));
     return launch1(c, k, (size_t)count, (size_t)c->wg, "launching the single copy", err);
 }
 
@@ -390,7 +360,7 @@ static orr_status ocl_panel(mom_kern *c, int j, int nb, int pivoting, orr_error 
     const cl_int piv = pivoting, k0 = 0;
     TRY(set_args(k[K_COLUMN], err, 15, ARG(n), ARG(j), ARG(nb), ARG(k0), ARG(groups), ARG(piv),
                  ARG(k0), ARG(parity), ARG(c->cand_stride), ARG(a), ARG(c->cand_v), ARG(c->cand_i),
-                 ARG(c->cand_row), ARG(c->ipiv), ARG(c->info)));
+                 ARG(c->cand_row), ARG(c->m.ipiv), ARG(c->info)));
     for (cl_int q = 0; q < nb; q++) {
         const int rows = n - (j + q) - 1;
         const cl_int search = pivoting && q + 1 < nb;
@@ -413,7 +383,7 @@ static orr_status ocl_swap(mom_kern *c, int j, int nb, orr_error *err)
         return ORR_OK;
     cl_kernel k = c->k[c->single][K_SWAP];
     const cl_mem a = factors(c, c->single);
-    TRY(set_args(k, err, 5, ARG(c->n), ARG(j), ARG(nb), ARG(a), ARG(c->ipiv)));
+    TRY(set_args(k, err, 5, ARG(c->n), ARG(j), ARG(nb), ARG(a), ARG(c->m.ipiv)));
     return launch1(c, k, (size_t)(c->n - nb), (size_t)c->wg, "launching the row exchanges", err);
 }
 
@@ -483,7 +453,7 @@ static orr_status gather(mom_kern *c, cl_mem src, cl_mem dst, int single, orr_er
  * of b that row i of P b is), made before the first solve. */
 static orr_status load_permutation(mom_kern *c, orr_error *err)
 {
-    TRY(download(c, c->ipiv, c->hpiv, (size_t)c->n * sizeof *c->hpiv, err));
+    TRY(download(c, c->m.ipiv, c->hpiv, (size_t)c->n * sizeof *c->hpiv, err));
     TRY(drain(c, 0, err));
     for (int i = 0; i < c->n; i++)
         c->hperm[i] = i;
@@ -506,14 +476,14 @@ static orr_status ocl_solve(mom_kern *c, mom_vec src, mom_vec dst, orr_error *er
     if (!c->perm_ready)
         TRY(load_permutation(c, err));
     if (!c->single) {
-        TRY(gather(c, c->v[src], c->v[dst], 0, err));
-        return lu_solve(c, 0, c->v[dst], err);
+        TRY(gather(c, c->m.v[src], c->m.v[dst], 0, err));
+        return lu_solve(c, 0, c->m.v[dst], err);
     }
-    TRY(gather(c, c->v[src], c->xs, 1, err));
-    TRY(lu_solve(c, 1, c->xs, err));
+    TRY(gather(c, c->m.v[src], c->m.xs, 1, err));
+    TRY(lu_solve(c, 1, c->m.xs, err));
     cl_kernel k = c->k[0][K_WIDEN];
     const cl_ulong count = (cl_ulong)c->n * c->nrhs;
-    TRY(set_args(k, err, 3, ARG(c->xs), ARG(c->v[dst]), ARG(count)));
+    TRY(set_args(k, err, 3, ARG(c->m.xs), ARG(c->m.v[dst]), ARG(count)));
     return launch1(c, k, (size_t)count, (size_t)c->wg, "launching the conversion to double", err);
 }
 
@@ -522,10 +492,10 @@ static orr_status ocl_solve(mom_kern *c, mom_vec src, mom_vec dst, orr_error *er
 static orr_status ocl_residual(mom_kern *c, mom_vec xv, orr_error *err)
 {
     const size_t n = (size_t)c->n, nrhs = (size_t)c->nrhs;
-    const cl_mem x = c->v[xv], r = c->v[MOM_R];
-    TRY(copy(c, c->v[MOM_B], r, n * nrhs * 16, err));
+    const cl_mem x = c->m.v[xv], r = c->m.v[MOM_R];
+    TRY(copy(c, c->m.v[MOM_B], r, n * nrhs * 16, err));
     if (c->single)
-        return gemm(c, 0, n, nrhs, n, -1, c->z, 0, n, x, 0, n, 1, r, 0, n, err);
+        return gemm(c, 0, n, nrhs, n, -1, c->m.z, 0, n, x, 0, n, 1, r, 0, n, err);
     for (int j = 0; j < c->n; j += SLAB) {
         const int cols = c->n - j < SLAB ? c->n - j : SLAB;
         TRY(fill_columns(c, j, cols, j, c->slab, err));
@@ -536,7 +506,7 @@ static orr_status ocl_residual(mom_kern *c, mom_vec xv, orr_error *err)
 
 static orr_status ocl_sums(mom_kern *c, mom_vec v, double *host, orr_error *err)
 {
-    TRY(download(c, c->v[v], c->hv, (size_t)c->n * c->nrhs * 16, err));
+    TRY(download(c, c->m.v[v], c->hv, (size_t)c->n * c->nrhs * 16, err));
     TRY(drain(c, 0, err));
     for (int q = 0; q < c->nrhs; q++) {
         const double *x = c->hv + 2 * (size_t)q * c->n;
@@ -550,7 +520,7 @@ static orr_status ocl_sums(mom_kern *c, mom_vec v, double *host, orr_error *err)
 
 static orr_status ocl_u_stats(mom_kern *c, double *host, orr_error *err)
 {
-    TRY(col_stats(c, c->z, 0, c->n, 1, c->stats, err));
+    TRY(col_stats(c, c->m.z, 0, c->n, 1, c->stats, err));
     TRY(download(c, c->stats, host, 2 * (size_t)c->n * sizeof *host, err));
     return drain(c, 0, err);
 }
@@ -573,92 +543,80 @@ static orr_status ocl_inverse(mom_kern *c, int lower, mom_vec src, mom_vec dst, 
     TRY(identity(c, err));
     for (int kb = 0; lower && kb < n; kb += nb) {
         const int mb = n - kb < nb ? n - kb : nb;
-        TRY(trsm_block(c, 0, 1, mb, kb + mb, c->z, kb + kb * un, c->w, (size_t)kb, err));
+        TRY(trsm_block(c, 0, 1, mb, kb + mb, c->m.z, kb + kb * un, c->w, (size_t)kb, err));
         if (kb + mb < n)
-            TRY(gemm(c, 0, n - kb - mb, kb + mb, mb, -1, c->z, (kb + mb) + kb * un, un, c->w, kb,
+            TRY(gemm(c, 0, n - kb - mb, kb + mb, mb, -1, c->m.z, (kb + mb) + kb * un, un, c->w, kb,
                      un, 1, c->w, kb + mb, un, err));
     }
     for (int kb = (n - 1) / nb * nb; !lower && kb >= 0; kb -= nb) {
         const int mb = n - kb < nb ? n - kb : nb;
-        TRY(trsm_block(c, 0, 0, mb, n - kb, c->z, kb + kb * un, c->w, kb + kb * un, err));
+        TRY(trsm_block(c, 0, 0, mb, n - kb, c->m.z, kb + kb * un, c->w, kb + kb * un, err));
         if (kb > 0)
-            TRY(gemm(c, 0, kb, n - kb, mb, -1, c->z, kb * un, un, c->w, kb + kb * un, un, 1, c->w,
+            TRY(gemm(c, 0, kb, n - kb, mb, -1, c->m.z, kb * un, un, c->w, kb + kb * un, un, 1, c->w,
                      kb * un, un, err));
     }
-    TRY(zero(c, c->v[dst], un * nrhs * 16, err));
-    return gemm(c, 0, un, nrhs, un, 1, c->w, 0, un, c->v[src], 0, un, 0, c->v[dst], 0, un, err);
+    TRY(zero(c, c->m.v[dst], un * nrhs * 16, err));
+    return gemm(c, 0, un, nrhs, un, 1, c->w, 0, un, c->m.v[src], 0, un, 0, c->m.v[dst], 0, un, err);
 }
 
 static orr_status ocl_add(mom_kern *c, mom_vec dst, mom_vec src, orr_error *err)
 {
     cl_kernel k = c->k[0][K_ADD];
     const cl_ulong count = (cl_ulong)c->n * c->nrhs;
-    TRY(set_args(k, err, 3, ARG(c->v[dst]), ARG(c->v[src]), ARG(count)));
+    TRY(set_args(k, err, 3, ARG(c->m.v[dst]), ARG(c->m.v[src]), ARG(count)));
     return launch1(c, k, (size_t)count, (size_t)c->wg, "launching the correction", err);
 }
 
 static orr_status ocl_copy(mom_kern *c, mom_vec dst, mom_vec src, orr_error *err)
 {
-    return copy(c, c->v[src], c->v[dst], (size_t)c->n * c->nrhs * 16, err);
+    return copy(c, c->m.v[src], c->m.v[dst], (size_t)c->n * c->nrhs * 16, err);
 }
 
 static orr_status ocl_get(mom_kern *c, mom_vec v, double *host, orr_error *err)
 {
-    TRY(download(c, c->v[v], host, (size_t)c->n * c->nrhs * 16, err));
+    TRY(download(c, c->m.v[v], host, (size_t)c->n * c->nrhs * 16, err));
     return drain(c, 0, err);
 }
 
 /* ---- state ---- */
 
-static cl_mem state_mem(const mom_kern *c, mom_state s)
-{
-    const cl_mem m[MOM_N_STATES] = {c->z, c->zs, c->ipiv, c->v[MOM_B], c->norms};
-    return m[s];
-}
-
 static orr_status ocl_read(mom_kern *c, mom_state s, void *host, orr_error *err)
 {
-    TRY(download(c, state_mem(c, s), host, mom_state_size(c->n, c->nrhs, c->single, s), err));
-    return drain(c, 0, err);
+    return mom_dmem_read(&c->m, s, host, err);
 }
 
 static orr_status ocl_write(mom_kern *c, mom_state s, const void *host, orr_error *err)
 {
-    TRY(upload(c, state_mem(c, s), host, mom_state_size(c->n, c->nrhs, c->single, s), err));
-    return drain(c, 0, err);
+    return mom_dmem_write(&c->m, s, host, err);
 }
 
 /* ---- open, close ---- */
 
-/* Device bytes for c's system with nnz corrections, and the largest
- * single buffer: ours, and CLBlast's GEMM temporaries (A, B and C copied
- * padded, each at most n x GEMM_COLS). */
-static double device_bytes(const mom_kern *c, long nnz, double *largest)
+/* Device bytes of the system beyond mom_dmem's, and the largest single
+ * buffer: ours, and CLBlast's GEMM temporaries (A, B and C copied padded,
+ * each at most n x GEMM_COLS). */
+static double device_bytes(const mom_kern *c, double *largest)
 {
     const int n = c->n, nb = c->nb, single = c->single, faithful = c->faithful;
-    const double nn = (double)n * n, vec = (double)n * c->nrhs;
+    const double nn = (double)n * n;
     const double pad = 128;   /* CLBlast pads to its tiles */
     const double temp =
         16 * ((n + pad) * (GEMM_COLS + pad) * 2 + (GEMM_COLS + pad) * (GEMM_COLS + pad));
     *largest = fmax(16 * nn, temp);
-    return 16 * nn + (single ? 8 * nn : 0) + (faithful ? 16 * nn : 0) +
-           (!single && !faithful ? 16.0 * n * SLAB : 0) + vec * (16 * 4 + 8) +
-           (double)n * (16 + 16 + 24 + 4 + 4) + 4.0 * (n + 1) + 20.0 * nnz +
-           2.0 * (n / 4 + 2) * (12 + 16.0 * nb) + temp + DEVICE_MARGIN;
+    return (faithful ? 16 * nn : 0) + (!single && !faithful ? 16.0 * n * SLAB : 0) +
+           (double)n * (16 + 4) + 2.0 * (n / 4 + 2) * (12 + 16.0 * nb) + temp + DEVICE_MARGIN;
 }
 
 static void ocl_close(mom_kern *c)
 {
     if (!c)
         return;
-    cl_mem *const mem[] = {&c->z,      &c->zs,        &c->ipiv,    &c->v[0],   &c->norms,
-                           &c->v[1],   &c->v[2],      &c->v[3],    &c->xs,     &c->w,
-                           &c->perm,   &c->stats,     &c->px,      &c->py,     &c->wt,
-                           &c->dir,    &c->col_start, &c->col_row, &c->col_re, &c->col_im,
-                           &c->cand_v, &c->cand_i,    &c->cand_row, &c->info,  &c->warm};
+    cl_mem *const mem[] = {&c->w,      &c->perm, &c->stats, &c->cand_v,
+                           &c->cand_i, &c->cand_row, &c->info, &c->warm};
     for (size_t i = 0; i < ORR_ARRAY_LEN(mem); i++)
         if (*mem[i])
             clReleaseMemObject(*mem[i]);
+    mom_dmem_close(&c->m);
     if (c->slab && c->slab != c->w)
         clReleaseMemObject(c->slab);
     for (int p = 0; p < 2; p++) {
@@ -715,53 +673,22 @@ static orr_status build(mom_kern *c, int prec, orr_error *err)
     return ORR_OK;
 }
 
-/* A buffer of bytes; CL_MEM_OBJECT_ALLOCATION_FAILURE or out of resources
- * is the system not fitting. */
 static orr_status alloc(mom_kern *c, cl_mem *out, size_t bytes, orr_error *err)
 {
-    cl_int e;
-    *out = clCreateBuffer(ocl_of(c->d)->context, CL_MEM_READ_WRITE, bytes ? bytes : 16, NULL, &e);
-    if (e == CL_MEM_OBJECT_ALLOCATION_FAILURE || e == CL_OUT_OF_RESOURCES ||
-        e == CL_INVALID_BUFFER_SIZE) {
-        *out = NULL;
-        return orr_fail(err, ORR_ERR_DEVICE,
-                        "mom: OpenCL device %s could not allocate %zu bytes for the %d x %d system",
-                        c->d->name, bytes, c->n, c->n);
-    }
-    if (e != CL_SUCCESS)
-        *out = NULL;
-    CL_TRY(e, "allocating device memory");
-    return ORR_OK;
+    orr_dmem m = NULL;
+    const orr_status st = mom_dmem_alloc(&c->m, &m, bytes, err);
+    *out = m;
+    return st;
 }
 
-static orr_status alloc_from(mom_kern *c, cl_mem *out, const void *host, size_t bytes,
-                             orr_error *err)
+/* What the device layer cannot see: CLBlast's 32-bit indices. */
+static orr_status check_entries(const mom_kern *c, orr_error *err)
 {
-    TRY(alloc(c, out, bytes, err));
-    return bytes ? upload(c, *out, host, bytes, err) : ORR_OK;
-}
-
-/* The device's limits against what wu needs. */
-static orr_status check_memory(mom_kern *c, long nnz, orr_error *err)
-{
-    const ocl_device *o = ocl_of(c->d);
-    cl_ulong global = 0, one = 0;
-    CL_TRY(clGetDeviceInfo(o->device, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof global, &global, NULL),
-           "reading the device's memory size");
-    CL_TRY(clGetDeviceInfo(o->device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof one, &one, NULL),
-           "reading the device's largest buffer");
-    if ((double)c->n * c->n > INT_MAX)
-        return orr_fail(err, ORR_ERR_DEVICE_UNFIT,
-                        "mom: %d unknowns: the OpenCL app's matrices hold at most 2^31 entries "
-                        "(CLBlast indexes with 32-bit integers), 46340 unknowns", c->n);
-    double largest;
-    const double need = device_bytes(c, nnz, &largest);
-    if (need > (double)global || largest > (double)one)
-        return orr_fail(err, ORR_ERR_DEVICE_UNFIT,
-                        "mom: the %d x %d system needs %.0f bytes of device memory, %.0f in one "
-                        "buffer; OpenCL device %s has %.0f, at most %.0f in one buffer",
-                        c->n, c->n, need, largest, c->d->name, (double)global, (double)one);
-    return ORR_OK;
+    if ((double)c->n * c->n <= INT_MAX)
+        return ORR_OK;
+    return orr_fail(err, ORR_ERR_DEVICE_UNFIT,
+                    "mom: %d unknowns: the OpenCL app's matrices hold at most 2^31 entries "
+                    "(CLBlast indexes with 32-bit integers), 46340 unknowns", c->n);
 }
 
 /* A GEMM of each precision, so CLBlast compiles its kernels here rather
@@ -774,18 +701,13 @@ static orr_status warm_up(mom_kern *c, orr_error *err)
     return ORR_OK;
 }
 
-/* Everything open does; the caller closes c on failure. */
-static orr_status setup(mom_kern *c, int refine, orr_error *err)
+/* The work-groups: the largest power of two up to MAX_WG the device
+ * runs, the block no larger than it runs. */
+static orr_status work_groups(mom_kern *c, orr_error *err)
 {
-    const mom_problem *p = c->p;
-    const ocl_device *o = ocl_of(c->d);
-    const int n = c->n, nrhs = c->nrhs;
-    const size_t un = (size_t)n, nn = un * un, vec = un * nrhs;
-    const long nnz = p->lcn ? p->lcn->col_start[n] : 0;
-    const double t0 = orr_runtime_seconds();
-
     size_t max_wg = 0;
-    CL_TRY(clGetDeviceInfo(o->device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof max_wg, &max_wg, NULL),
+    CL_TRY(clGetDeviceInfo(ocl_of(c->d)->device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof max_wg,
+                           &max_wg, NULL),
            "reading the device's work-group size");
     c->wg = 1;
     while (c->wg * 2 <= MAX_WG && (size_t)c->wg * 2 <= max_wg)
@@ -797,25 +719,14 @@ static orr_status setup(mom_kern *c, int refine, orr_error *err)
         return orr_fail(err, ORR_ERR_DEVICE_UNFIT,
                         "mom: OpenCL device %s runs work-groups of at most %zu work-items (32 needed)",
                         c->d->name, max_wg);
-    TRY(check_memory(c, nnz, err));
-    TRY(build(c, 0, err));
-    if (c->single)
-        TRY(build(c, 1, err));
+    return ORR_OK;
+}
 
-    /* the state */
-    TRY(alloc(c, &c->z, nn * 16, err));
-    if (c->single)
-        TRY(alloc(c, &c->zs, nn * 8, err));
-    TRY(alloc(c, &c->ipiv, un * sizeof(cl_int), err));
-    TRY(alloc(c, &c->v[MOM_B], vec * 16, err));
-    TRY(alloc(c, &c->norms, 2 * un * sizeof(double), err));
-    /* the solves */
-    TRY(alloc(c, &c->v[MOM_X], vec * 16, err));
-    TRY(alloc(c, &c->v[MOM_R], vec * 16, err));
-    if (refine)
-        TRY(alloc(c, &c->v[MOM_D], vec * 16, err));
-    if (c->single)
-        TRY(alloc(c, &c->xs, vec * 8, err));
+/* Our buffers beyond mom_dmem's: the inverses' scratch, the residual's
+ * slab, the permutation, the panel's candidates. */
+static orr_status buffers(mom_kern *c, orr_error *err)
+{
+    const size_t un = (size_t)c->n, nn = un * un;
     if (c->faithful) {
         TRY(alloc(c, &c->w, nn * 16, err));
         TRY(alloc(c, &c->stats, 2 * un * sizeof(double), err));
@@ -824,32 +735,7 @@ static orr_status setup(mom_kern *c, int refine, orr_error *err)
         TRY(alloc(c, &c->slab, un * SLAB * 16, err));
     }
     TRY(alloc(c, &c->perm, un * sizeof(cl_int), err));
-    /* the cells */
-    const double *w = p->lcn ? p->lcn->wt : p->g.w;
-    TRY(alloc_from(c, &c->px, p->px, un * sizeof(double), err));
-    TRY(alloc_from(c, &c->py, p->py, un * sizeof(double), err));
-    TRY(alloc_from(c, &c->wt, w, un * sizeof(double), err));
-    double *dir = malloc(2 * (size_t)nrhs * sizeof *dir);
-    if (!dir)
-        return orr_fail(err, ORR_ERR_NOMEM, "out of memory");
-    for (int r = 0; r < nrhs; r++) {
-        const double phi = c->wu->incidence[r] * M_PI / 180;
-        dir[2 * r] = cos(phi);
-        dir[2 * r + 1] = sin(phi);
-    }
-    orr_status st = alloc_from(c, &c->dir, dir, 2 * (size_t)nrhs * sizeof *dir, err);
-    if (st == ORR_OK)
-        st = drain(c, 0, err);   /* dir is read before it is freed */
-    free(dir);
-    TRY(st);
-    if (p->lcn) {
-        TRY(alloc_from(c, &c->col_start, p->lcn->col_start, (un + 1) * sizeof(int), err));
-        TRY(alloc_from(c, &c->col_row, p->lcn->col_row, (size_t)nnz * sizeof(int), err));
-        TRY(alloc_from(c, &c->col_re, p->lcn->col_re, (size_t)nnz * sizeof(double), err));
-        TRY(alloc_from(c, &c->col_im, p->lcn->col_im, (size_t)nnz * sizeof(double), err));
-    }
-    /* the panel */
-    c->cand_stride = n / (c->wg / c->lanes) + 2;
+    c->cand_stride = c->n / (c->wg / c->lanes) + 2;
     const size_t slots = 2 * (size_t)c->cand_stride;
     TRY(alloc(c, &c->cand_v, slots * sizeof(double), err));
     TRY(alloc(c, &c->cand_i, slots * sizeof(cl_int), err));
@@ -857,26 +743,34 @@ static orr_status setup(mom_kern *c, int refine, orr_error *err)
     TRY(alloc(c, &c->info, sizeof(cl_int), err));
     TRY(alloc(c, &c->warm, 3 * 16, err));
     /* touched now, so a device that allocates lazily refuses here */
-    TRY(zero(c, c->z, nn * 16, err));
-    if (c->single)
-        TRY(zero(c, c->zs, nn * 8, err));
     if (c->w)
         TRY(zero(c, c->w, nn * 16, err));
     if (c->slab && c->slab != c->w)
         TRY(zero(c, c->slab, un * SLAB * 16, err));
-    TRY(zero(c, c->ipiv, un * sizeof(cl_int), err));
     TRY(zero(c, c->warm, 3 * 16, err));
     c->hinfo = -1;
     TRY(upload(c, c->info, &c->hinfo, sizeof c->hinfo, err));
-    orr_status done = drain(c, 0, err);
-    if (done != ORR_OK && err && strstr(err->message, "CL_MEM_OBJECT_ALLOCATION_FAILURE")) {
-        double largest;
-        return orr_fail(err, ORR_ERR_DEVICE,
-                        "mom: OpenCL device %s could not hold the %d x %d system (about %.0f bytes "
-                        "of device memory)", c->d->name, n, n,
-                        device_bytes(c, nnz, &largest));
-    }
-    TRY(done);
+    return drain(c, 0, err);
+}
+
+/* Everything open does; the caller closes c on failure. */
+static orr_status setup(mom_kern *c, mom_plan *plan, orr_error *err)
+{
+    const mom_problem *p = c->p;
+    const size_t un = (size_t)c->n, vec = un * c->nrhs;
+    const long nnz = p->lcn ? p->lcn->col_start[c->n] : 0;
+    const double t0 = orr_runtime_seconds();
+    double largest;
+
+    TRY(work_groups(c, err));
+    plan->nb = c->nb;
+    TRY(check_entries(c, err));
+    const double need = mom_dmem_bytes(plan, nnz) + device_bytes(c, &largest);
+    TRY(mom_dmem_open(&c->m, c->d, c->wu, p, plan, need, largest, err));
+    TRY(build(c, 0, err));
+    if (c->single)
+        TRY(build(c, 1, err));
+    TRY(buffers(c, err));
     TRY(warm_up(c, err));
     TRY(drain(c, 0, err));
 
@@ -887,7 +781,7 @@ static orr_status setup(mom_kern *c, int refine, orr_error *err)
     if (!c->hv || !c->hpiv || !c->hperm)
         return orr_fail(err, ORR_ERR_NOMEM, "out of memory");
     orr_log("OpenCL mom: %d unknowns, block %d, %s factors; kernels built and CLBlast ready in "
-            "%.2f s", n, c->nb, c->single ? "single" : "double", orr_runtime_seconds() - t0);
+            "%.2f s", c->n, c->nb, c->single ? "single" : "double", orr_runtime_seconds() - t0);
     return ORR_OK;
 }
 
@@ -902,12 +796,11 @@ static orr_status ocl_open(void *state, const mom_workunit *wu, const mom_proble
     c->single = plan->single;
     c->faithful = plan->rc->inverses;
     c->nb = plan->nb;
-    orr_status st = setup(c, plan->rc->refine, err);
+    orr_status st = setup(c, plan, err);
     if (st != ORR_OK) {
         ocl_close(c);
         return st;
     }
-    plan->nb = c->nb;
     *out = c;
     return ORR_OK;
 }

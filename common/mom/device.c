@@ -4,10 +4,14 @@
  * backend. */
 #include "device.h"
 
+#include <stdio.h>
+
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "lcn.h"
 
 #define MAX_REFINEMENTS 30
 
@@ -271,6 +275,147 @@ size_t mom_state_size(int n, int nrhs, int single, mom_state s)
     case MOM_STATE_NORMS: return 2 * (size_t)n * sizeof(double);
     default: return 0;
     }
+}
+
+/* ---- a GPU backend's buffers ---- */
+
+double mom_dmem_bytes(const mom_plan *plan, long nnz)
+{
+    const double n = plan->n, nn = n * n, vec = n * plan->nrhs;
+    return nn * 16 + (plan->single ? nn * 8 + vec * 8 : 0) + vec * 16 * 3 +
+           (plan->rc->refine ? vec * 16 : 0) + n * (4 + 16 + 24) + plan->nrhs * 16.0 +
+           (n + 1) * 4 + nnz * 20.0;
+}
+
+orr_status mom_dmem_alloc(mom_dmem *m, orr_dmem *out, size_t bytes, orr_error *err)
+{
+    orr_device *d = m->d;
+    *out = NULL;
+    const orr_status st = d->api->alloc(d, bytes ? bytes : 16, out, err);
+    if (st == ORR_OK)
+        return ORR_OK;
+    *out = NULL;
+    char why[sizeof err->message];
+    snprintf(why, sizeof why, "%s", err ? err->message : "");
+    return orr_fail(err, st,
+                    "mom: the %d x %d system needs about %.0f bytes of device memory; %s device "
+                    "%s could not allocate %zu bytes: %s",
+                    m->n, m->n, m->need, d->api->api, d->name, bytes, why);
+}
+
+void mom_dmem_free(mom_dmem *m, orr_dmem *mem)
+{
+    if (*mem)
+        m->d->api->release(m->d, *mem);
+    *mem = NULL;
+}
+
+void mom_dmem_close(mom_dmem *m)
+{
+    orr_dmem *const mem[] = {&m->z,  &m->zs,    &m->ipiv,      &m->v[0],    &m->v[1],
+                             &m->v[2], &m->v[3], &m->xs,       &m->norms,   &m->dir,
+                             &m->px, &m->py,    &m->w,         &m->col_start, &m->col_row,
+                             &m->col_re, &m->col_im};
+    if (!m->d)
+        return;
+    for (size_t i = 0; i < sizeof mem / sizeof mem[0]; i++)
+        mom_dmem_free(m, mem[i]);
+}
+
+static orr_status dmem_upload(mom_dmem *m, orr_dmem *out, const void *host, size_t bytes,
+                              orr_error *err)
+{
+    TRY(mom_dmem_alloc(m, out, bytes, err));
+    return bytes ? m->d->api->upload(m->d, *out, 0, host, bytes, err) : ORR_OK;
+}
+
+/* The cells and the incidences' directions (as reference.c's fill_rhs). */
+static orr_status dmem_cells(mom_dmem *m, const mom_workunit *wu, const mom_problem *p,
+                             orr_error *err)
+{
+    const size_t n = (size_t)m->n;
+    TRY(dmem_upload(m, &m->px, p->px, n * sizeof(double), err));
+    TRY(dmem_upload(m, &m->py, p->py, n * sizeof(double), err));
+    TRY(dmem_upload(m, &m->w, p->lcn ? p->lcn->wt : p->g.w, n * sizeof(double), err));
+    if (p->lcn) {
+        const mom_lcn *l = p->lcn;
+        const size_t nnz = (size_t)l->col_start[n];
+        TRY(dmem_upload(m, &m->col_start, l->col_start, (n + 1) * sizeof(int), err));
+        TRY(dmem_upload(m, &m->col_row, l->col_row, nnz * sizeof(int), err));
+        TRY(dmem_upload(m, &m->col_re, l->col_re, nnz * sizeof(double), err));
+        TRY(dmem_upload(m, &m->col_im, l->col_im, nnz * sizeof(double), err));
+    }
+    double *dir = malloc(2 * (size_t)m->nrhs * sizeof *dir);
+    if (!dir)
+        return orr_fail(err, ORR_ERR_NOMEM, "out of memory");
+    for (int r = 0; r < m->nrhs; r++) {
+        const double phi = wu->incidence[r] * M_PI / 180;
+        dir[2 * r] = cos(phi), dir[2 * r + 1] = sin(phi);
+    }
+    const orr_status st = dmem_upload(m, &m->dir, dir, 2 * (size_t)m->nrhs * sizeof *dir, err);
+    free(dir);   /* the upload has copied it */
+    return st;
+}
+
+/* The state and the vectors, the state cleared. */
+static orr_status dmem_system(mom_dmem *m, int refine, orr_error *err)
+{
+    orr_device *d = m->d;
+    const size_t n = (size_t)m->n, nn = n * n, vec = n * m->nrhs;
+    TRY(mom_dmem_alloc(m, &m->z, nn * 16, err));
+    TRY(d->api->fill(d, m->z, 0, nn * 16, err));
+    if (m->single) {
+        TRY(mom_dmem_alloc(m, &m->zs, nn * 8, err));
+        TRY(d->api->fill(d, m->zs, 0, nn * 8, err));
+        TRY(mom_dmem_alloc(m, &m->xs, vec * 8, err));
+    }
+    TRY(mom_dmem_alloc(m, &m->ipiv, n * sizeof(int), err));
+    TRY(d->api->fill(d, m->ipiv, 0, n * sizeof(int), err));
+    for (int v = MOM_B; v <= (refine ? MOM_D : MOM_R); v++)
+        TRY(mom_dmem_alloc(m, &m->v[v], vec * 16, err));
+    TRY(d->api->fill(d, m->v[MOM_B], 0, vec * 16, err));
+    TRY(mom_dmem_alloc(m, &m->norms, 2 * n * sizeof(double), err));
+    return d->api->fill(d, m->norms, 0, 2 * n * sizeof(double), err);
+}
+
+orr_status mom_dmem_open(mom_dmem *m, orr_device *d, const mom_workunit *wu, const mom_problem *p,
+                         const mom_plan *plan, double need, double largest, orr_error *err)
+{
+    *m = (mom_dmem){.d = d, .n = plan->n, .nrhs = plan->nrhs, .single = plan->single,
+                    .need = need};
+    char what[64];
+    snprintf(what, sizeof what, "mom: the %d x %d system", m->n, m->n);
+    TRY(orr_device_check_fits(d, need, largest, what, err));
+    TRY(dmem_cells(m, wu, p, err));
+    TRY(dmem_system(m, plan->rc->refine, err));
+    /* a device that allocates lazily refuses here */
+    const orr_status st = d->api->finish(d, 0, err);
+    if (st == ORR_OK)
+        return ORR_OK;
+    char why[sizeof err->message];
+    snprintf(why, sizeof why, "%s", err ? err->message : "");
+    return orr_fail(err, st, "%s needs about %.0f bytes of device memory; %s device %s could not "
+                    "hold it: %s", what, need, d->api->api, d->name, why);
+}
+
+static orr_dmem state_mem(const mom_dmem *m, mom_state s)
+{
+    const orr_dmem mem[MOM_N_STATES] = {m->z, m->zs, m->ipiv, m->v[MOM_B], m->norms};
+    return mem[s];
+}
+
+orr_status mom_dmem_read(mom_dmem *m, mom_state s, void *host, orr_error *err)
+{
+    TRY(m->d->api->download(m->d, host, state_mem(m, s), 0,
+                            mom_state_size(m->n, m->nrhs, m->single, s), err));
+    return m->d->api->finish(m->d, 0, err);
+}
+
+orr_status mom_dmem_write(mom_dmem *m, mom_state s, const void *host, orr_error *err)
+{
+    TRY(m->d->api->upload(m->d, state_mem(m, s), 0, host,
+                          mom_state_size(m->n, m->nrhs, m->single, s), err));
+    return m->d->api->finish(m->d, 0, err);
 }
 
 /* ---- a GPU backend's slot ---- */

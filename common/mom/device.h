@@ -11,6 +11,7 @@
 #ifndef ORRERY_MOM_DEVICE_H
 #define ORRERY_MOM_DEVICE_H
 
+#include "device/device.h"
 #include "ops.h"
 
 /* A solver's steps (docs/mom.md section 4). The checkpoint's MATRIX holds
@@ -102,6 +103,45 @@ typedef struct {
     orr_status (*read)(mom_kern *k, mom_state s, void *host, orr_error *err);
     orr_status (*write)(mom_kern *k, mom_state s, const void *host, orr_error *err);
 } mom_kernels;
+
+/* The buffers of a GPU backend's storage that do not depend on its
+ * libraries, owned here through the device layer (common/device/device.h):
+ * the state (Z, the single factors, the pivots, B, the norms), the other
+ * vectors, the incidences' directions and the cells; a backend adds its
+ * libraries' workspaces (mom_dmem_alloc). */
+typedef struct {
+    orr_device *d;
+    int n, nrhs, single;
+    orr_dmem z;               /* [n * n] double pairs */
+    orr_dmem zs;              /* [n * n] single pairs (single factors), else NULL */
+    orr_dmem ipiv;            /* [n] int, 1-based */
+    orr_dmem v[4];            /* [nrhs * n] double pairs by mom_vec (D: refine only) */
+    orr_dmem xs;              /* [nrhs * n] single pairs (single factors) */
+    orr_dmem norms;           /* [2 n] doubles: column max |z|, then sum |z| */
+    orr_dmem dir;             /* [2 nrhs] doubles: (cos, sin) of the incidences */
+    orr_dmem px, py, w;       /* [n] doubles: the cells (w: LCN's weights where it corrects) */
+    orr_dmem col_start, col_row, col_re, col_im;   /* LCN's corrections, else NULL */
+    double need;              /* the device bytes the backend counted: in messages */
+} mom_dmem;
+
+/* Device bytes of mom_dmem's buffers for plan with nnz LCN corrections. */
+double mom_dmem_bytes(const mom_plan *plan, long nnz);
+/* m's buffers on d for wu and p: ORR_ERR_DEVICE_UNFIT when `need` bytes
+ * (all the backend's, mom_dmem_bytes included), `largest` in one buffer,
+ * can never fit d; the cells uploaded, the state cleared. The caller
+ * mom_dmem_closes m on failure. */
+orr_status mom_dmem_open(mom_dmem *m, orr_device *d, const mom_workunit *wu, const mom_problem *p,
+                         const mom_plan *plan, double need, double largest, orr_error *err);
+/* A buffer of bytes (at least 16) on m's device; refused within the
+ * device's size (memory held elsewhere now): the API's class, naming the
+ * system. */
+orr_status mom_dmem_alloc(mom_dmem *m, orr_dmem *out, size_t bytes, orr_error *err);
+/* Releases *mem (if any) and clears it. */
+void mom_dmem_free(mom_dmem *m, orr_dmem *mem);
+void mom_dmem_close(mom_dmem *m);
+/* State s to and from the host, waiting for the queue. */
+orr_status mom_dmem_read(mom_dmem *m, mom_state s, void *host, orr_error *err);
+orr_status mom_dmem_write(mom_dmem *m, mom_state s, const void *host, orr_error *err);
 
 /* The mom_ops of the solvers over kernels k: open's state is k's. */
 orr_status mom_device_open(const mom_kernels *k, void *state, const mom_workunit *wu,

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "mom/device.h"
 #include "mom/job.h"
 #include "mom/lapack.h"
 #include "mom/ops.h"
@@ -415,6 +416,94 @@ static void test_polygons(void)
     printf(" ");
 }
 
+/* ---- the GPU backends' buffers (mom_dmem) on a device of host memory ---- */
+
+static size_t fake_left;   /* bytes the fake device can still allocate now */
+
+static orr_status fake_alloc(orr_device *d, size_t bytes, orr_dmem *out, orr_error *err)
+{
+    (void)d;
+    *out = bytes <= fake_left ? calloc(1, bytes) : NULL;
+    if (!*out)
+        return orr_fail(err, ORR_ERR_DEVICE, "fake: out of memory");
+    fake_left -= bytes;
+    return ORR_OK;
+}
+
+static void fake_release(orr_device *d, orr_dmem mem) { (void)d, free(mem); }
+
+static orr_status fake_upload(orr_device *d, orr_dmem dst, size_t offset, const void *src,
+                              size_t bytes, orr_error *err)
+{
+    (void)d, (void)err;
+    memcpy((char *)dst + offset, src, bytes);
+    return ORR_OK;
+}
+
+static orr_status fake_download(orr_device *d, void *dst, orr_dmem src, size_t offset,
+                                size_t bytes, orr_error *err)
+{
+    (void)d, (void)err;
+    memcpy(dst, (const char *)src + offset, bytes);
+    return ORR_OK;
+}
+
+static orr_status fake_fill(orr_device *d, orr_dmem dst, unsigned char byte, size_t bytes,
+                            orr_error *err)
+{
+    (void)d, (void)err;
+    memset(dst, byte, bytes);
+    return ORR_OK;
+}
+
+static orr_status fake_finish(orr_device *d, double expected_s, orr_error *err)
+{
+    (void)d, (void)expected_s, (void)err;
+    return ORR_OK;
+}
+
+static const orr_device_api fake_api = {"Fake",    fake_alloc, fake_release, fake_upload,
+                                        fake_download, fake_fill, fake_finish, NULL};
+
+/* Never fits: ORR_ERR_DEVICE_UNFIT; fits but memory short now:
+ * ORR_ERR_DEVICE naming the system; else the cells uploaded, the state
+ * cleared and written and read back. */
+static void test_device_buffers(void)
+{
+    mom_workunit wu = circle_unit(0.716197243913529, 40, MOM_REFERENCE);
+    mom_problem p;
+    orr_error err;
+    CU_ASSERT_FATAL(mom_problem_init(&wu, &p, &err) == ORR_OK);
+    const mom_plan plan = {p.n, 1, 32, 0, &mom_recipes[MOM_REFERENCE]};
+    const double need = mom_dmem_bytes(&plan, 0);
+    orr_device d = {.api = &fake_api, .name = "fake", .memory_bytes = need * 2,
+                    .max_buffer_bytes = need};
+    mom_dmem m;
+    CU_ASSERT_EQUAL(mom_dmem_open(&m, &d, &wu, &p, &plan, need * 3, need, &err),
+                    ORR_ERR_DEVICE_UNFIT);
+    mom_dmem_close(&m);
+    fake_left = (size_t)need / 2;
+    CU_ASSERT_EQUAL(mom_dmem_open(&m, &d, &wu, &p, &plan, need, need, &err), ORR_ERR_DEVICE);
+    char what[64];
+    snprintf(what, sizeof what, "the %d x %d system", p.n, p.n);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, what));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "fake: out of memory"));
+    mom_dmem_close(&m);
+    fake_left = (size_t)need * 2;
+    CU_ASSERT_FATAL(mom_dmem_open(&m, &d, &wu, &p, &plan, need, need, &err) == ORR_OK);
+    CU_ASSERT_EQUAL(memcmp(m.px, p.px, (size_t)p.n * sizeof *p.px), 0);
+    CU_ASSERT_EQUAL(((const double *)m.z)[2 * p.n * p.n - 1], 0);
+    int piv[64], back[64];
+    CU_ASSERT_FATAL(p.n <= 64);
+    for (int i = 0; i < p.n; i++)
+        piv[i] = p.n - i;
+    CU_ASSERT_EQUAL(mom_dmem_write(&m, MOM_STATE_PIVOTS, piv, &err), ORR_OK);
+    CU_ASSERT_EQUAL(mom_dmem_read(&m, MOM_STATE_PIVOTS, back, &err), ORR_OK);
+    CU_ASSERT_EQUAL(memcmp(piv, back, (size_t)p.n * sizeof *piv), 0);
+    mom_dmem_close(&m);
+    mom_problem_free(&p);
+}
+
 int main(int argc, char **argv)
 {
     const int table = argc == 2 && strcmp(argv[1], "--far-field-table") == 0;
@@ -436,6 +525,7 @@ int main(int argc, char **argv)
     CU_add_test(s, "every solver's backward error, the factors' error", test_solvers);
     CU_add_test(s, "a square and a non-convex polygon converge", test_polygons);
     CU_add_test(s, "a non-finite current or echo width is never reported", test_report_finite);
+    CU_add_test(s, "GPU buffers: never fits, memory short now, the state", test_device_buffers);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     const unsigned failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
