@@ -68,7 +68,11 @@ open(sys.argv[2], "w").write("\n".join(lines[at + 2:end]) + "\n")
 EOF
 mkdir -p "$work/top/app_cpu"
 ln -s "$app" "$work/top/app_cpu/orrery_cpu"
-ln -s "$top/workunits" "$work/top/workunits"
+# workunits/ as a built clone has it: the sources' files, and over them
+# the built ones (the generated scripts live in the build tree when it is
+# not the source tree, as under distcheck)
+cp -rs "$top/workunits" "$work/top/workunits"
+[ "$builddir" = "$top" ] || cp -rsf "$builddir/workunits/." "$work/top/workunits/"
 ex=$work/top/try-diffraction
 if (cd "$work/top" && bash -e "$work/example.sh") >"$work/example.out" 2>"$work/example.err"; then
     pass "the example runs: $(grep -c . "$work/example.out") lines of output"
