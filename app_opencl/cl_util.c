@@ -1,6 +1,7 @@
-/* OpenCL helpers shared by the backend's parts (separation and spectral
- * kernels) and the OpenCL benchmark: error names, the failure message,
- * the build log, and a wait that sleeps instead of spinning. */
+/* OpenCL helpers shared by the backend's parts (every kind's host code)
+ * and the OpenCL benchmark: error names, each error's class (temporary or
+ * permanent for this host), the failure message, the build log, and a
+ * wait that sleeps instead of spinning. */
 #include "cl_util.h"
 
 #include <stdio.h>
