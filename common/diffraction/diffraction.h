@@ -151,9 +151,11 @@ typedef struct {
 orr_status dif_point_init(const dif_workunit *wu, const dif_setup *s, int p, dif_point *pt,
                           orr_error *err);
 void dif_point_free(dif_point *pt);
-/* One point's Rayleigh check alone (plan runs it on every point first);
- * *line_bytes (NULL: not wanted) the bound of its results line. */
-orr_status dif_point_check(const dif_workunit *wu, const dif_setup *s, int p, double *line_bytes,
+/* One point's Rayleigh check alone (plan runs it on every point first).
+ * pt (NULL: not wanted) receives the point's waves without its tables, for
+ * what the caller bounds from them (its results line); free it with
+ * dif_point_free, also after a failure. */
+orr_status dif_point_check(const dif_workunit *wu, const dif_setup *s, int p, dif_point *pt,
                            orr_error *err);
 
 /* ---- the shapes' coefficients and the contrast spectra (contrast.c) ---- */

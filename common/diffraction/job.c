@@ -285,9 +285,11 @@ static orr_status load_work_unit(const dif_cli *opt, dif_workunit *wu, dif_setup
                         orr_limit(ORR_LIMIT_DIF_POINT));
     double lines = 0;
     for (int p = 0; st == ORR_OK && p < s->n_points; p++) {
-        double line = 0;
-        st = dif_point_check(wu, s, p, &line, err);
-        lines += line;
+        dif_point pt;
+        st = dif_point_check(wu, s, p, &pt, err);
+        if (st == ORR_OK)
+            lines += dif_point_line_bytes(wu, s, p, &pt);
+        dif_point_free(&pt);
     }
     if (st != ORR_OK)
         return st;

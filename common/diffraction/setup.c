@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report.h"
 #include "solver.h"
 #include "zop.h"
 
@@ -244,16 +243,17 @@ orr_status dif_point_init(const dif_workunit *wu, const dif_setup *s, int p, dif
     return ORR_OK;
 }
 
-orr_status dif_point_check(const dif_workunit *wu, const dif_setup *s, int p, double *line_bytes,
+orr_status dif_point_check(const dif_workunit *wu, const dif_setup *s, int p, dif_point *out,
                            orr_error *err)
 {
     dif_point pt;
     orr_status st = point_alloc(s, 0, &pt, err);
     if (st == ORR_OK)
         st = point_waves(wu, s, p, &pt, err);
-    if (st == ORR_OK && line_bytes)
-        *line_bytes = dif_point_line_bytes(wu, s, p, &pt);
-    dif_point_free(&pt);
+    if (out)
+        *out = pt;
+    else
+        dif_point_free(&pt);
     return st;
 }
 

@@ -88,6 +88,12 @@ static orr_status load_work_unit(const fdtd_cli *opt, fdtd_workunit *wu, fdtd_se
     return st == ORR_OK ? orr_cost_host_fits(cost, path, err) : st;
 }
 
+void fdtd_snapshot_path(const fdtd_cli *opt, const fdtd_workunit *wu, char *path, size_t size)
+{
+    snprintf(path, size, "%s_%s.npy", opt->job.npy ? opt->job.npy : "fdtd_snapshot",
+             fdtd_field_name(wu->snapshot_field));
+}
+
 /* The results and the snapshot, if the work unit asks for one: checked
  * before any work, not after it. */
 static orr_status check_outputs(const fdtd_cli *opt, const fdtd_workunit *wu, orr_error *err)

@@ -116,12 +116,6 @@ static orr_status write_snapshot(const fdtd_job *job, orr_error *err)
     return st;
 }
 
-void fdtd_snapshot_path(const fdtd_cli *opt, const fdtd_workunit *wu, char *path, size_t size)
-{
-    snprintf(path, size, "%s_%s.npy", opt->job.npy ? opt->job.npy : "fdtd_snapshot",
-             fdtd_field_name(wu->snapshot_field));
-}
-
 orr_status fdtd_job_report(void *p, orr_error *err)
 {
     fdtd_job *job = p;

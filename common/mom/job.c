@@ -141,6 +141,11 @@ static void resonance_warning(const mom_workunit *wu, double k, char *out, size_
                  ka, 100 * best / ka, zero, order);
 }
 
+void mom_current_path(const mom_cli *opt, char *path, size_t size)
+{
+    orr_runtime_resolve(opt->job.npy ? opt->job.npy : "mom_current.npy", path, size);
+}
+
 /* The results and the currents, if the work unit asks for them: checked
  * before any work, not after it. */
 static orr_status check_outputs(const mom_cli *opt, const mom_workunit *wu, orr_error *err)

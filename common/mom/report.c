@@ -127,11 +127,6 @@ static orr_status write_current(const mom_job *job, orr_error *err)
     return st;
 }
 
-void mom_current_path(const mom_cli *opt, char *path, size_t size)
-{
-    orr_runtime_resolve(opt->job.npy ? opt->job.npy : "mom_current.npy", path, size);
-}
-
 orr_status mom_job_report(void *p, orr_error *err)
 {
     mom_job *job = p;
