@@ -21,16 +21,14 @@
 #include <zlib.h>
 
 #include "config.h"
-#include "cost.h"
 #include "io/io.h"
 
 #define MAGIC "ORRERYCK"
 #define NAME_LEN 16
 #define HEADER_LEN (8 + 4 + NAME_LEN + NAME_LEN + 8 + 8)
 /* A header claiming more is refused before anything is read (a file that
- * size must also exist: the size check below); the MoM kind's matrices
- * make checkpoints of several GiB (16 n^2 bytes: 1.6 GB at n = 10 000). */
-#define MAX_PAYLOAD ((uint64_t)orr_limit(ORR_LIMIT_CHECKPOINT))   /* 2^40 */
+ * size must also exist: the size check below). */
+#define MAX_PAYLOAD ((uint64_t)ORR_CHECKPOINT_MAX_PAYLOAD)
 
 /* zlib's crc32 takes at most 4 GiB a call (uInt). */
 static uLong crc_of(const unsigned char *header, const unsigned char *payload, size_t size)

@@ -12,6 +12,10 @@
 #include "orrery.h"
 
 #define ORR_CHECKPOINT_FORMAT 1
+/* The largest payload read back (2^40 bytes): a header claiming more is
+ * refused; the MoM kind's matrices make checkpoints of several GiB
+ * (16 n^2 bytes: 1.6 GB at n = 10 000). cost.h's checkpoint_bytes. */
+#define ORR_CHECKPOINT_MAX_PAYLOAD 1099511627776.0
 
 /* The work-unit identity passed in is the kind's hash over its input
  * files' bytes, parameters and options (orr_hash64, io/io.h), so another

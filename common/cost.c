@@ -2,7 +2,7 @@
  * refusals every kind's plan makes with it (cost.h). */
 #include "cost.h"
 
-#include "kind.h"
+#include <unistd.h>
 
 static const struct {
     const char *key;
@@ -22,6 +22,18 @@ void orr_limits_print(FILE *f)
 {
     for (int i = 0; i < ORR_LIMIT_COUNT; i++)
         fprintf(f, "%s %.17g\n", limits[i].key, limits[i].value);
+}
+
+void orr_limit_rows_print(FILE *f, const orr_limit_row *rows, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        fprintf(f, "%s %.17g\n", rows[i].key, rows[i].value);
+}
+
+double orr_host_memory(void)
+{
+    const long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGE_SIZE);
+    return pages > 0 && size > 0 ? (double)pages * size : 0;
 }
 
 void orr_cost_print(FILE *f, const orr_unit_cost *c)

@@ -1,39 +1,33 @@
 /* What one work unit costs, in one shape for every kind, and the limits
- * a work unit must stay within, in one table. Each kind fills an
+ * every work unit must stay within, in one table (a kind's own limits
+ * are rows of its descriptor, kind.h). Each kind fills an
  * orr_unit_cost once in its plan from the parsed unit (the same function
  * serves --check); --check prints it with orr_cost_print, the same lines
  * for every kind, and the plan refuses a unit past a limit
  * (orr_cost_limits: the project should never have sent it, exit 65) or
  * past this host's memory (orr_cost_host_fits: exit 71). `orrery --limits`
- * prints the table, which the work generators (workunits/) read. */
+ * prints this table and every kind's rows, which the work generators
+ * (workunits/) read. */
 #ifndef ORRERY_COST_H
 #define ORRERY_COST_H
 
 #include <stdio.h>
 
+#include "checkpoint.h"
 #include "orrery.h"
 
-/* X(id, key, value, what): the per-unit limits (docs: README.md, "Limits
- * of a work unit"). The results limit is what orrery-validate reads
- * (workunits/fdtd/validate.c's MAX_FD_BYTES and mom's MAX_MO_BYTES; a
- * test checks they agree), the checkpoint's what checkpoint.c reads
- * back: a larger one could never resume. Memory-sized checkpoints (the
- * state) meet the host check first. */
+/* X(id, key, value, what): the limits every kind's units share (docs:
+ * README.md, "Limits of a work unit"). The results limit is what
+ * orrery-validate reads (workunits/fdtd/validate.c's MAX_FD_BYTES and
+ * mom's MAX_MO_BYTES; a test checks they agree), the checkpoint's what
+ * checkpoint.c reads back: a larger one could never resume. Memory-sized
+ * checkpoints (the state) meet the host check first. */
 #define ORR_LIMIT_TABLE(X)                                                                        \
     X(ORR_LIMIT_RESULTS, "results_bytes", 1073741824.0,                                           \
       "the results file, bytes: what orrery-validate reads")                                     \
     X(ORR_LIMIT_NPY, "npy_bytes", 4294967296.0, "the .npy files of a run together, bytes")       \
-    X(ORR_LIMIT_CHECKPOINT, "checkpoint_bytes", 1099511627776.0,                                  \
-      "the checkpoint's payload, bytes: what checkpoint.c reads back")                            \
-    X(ORR_LIMIT_DIF_POINT, "diffraction_point_bytes", 8589934592.0,                               \
-      "diffraction: the memory of one point of a batch, bytes")                                  \
-    X(ORR_LIMIT_FDTD_PAINT, "fdtd_paint_cells", 4e9,                                              \
-      "fdtd: the cells the regions' bounding boxes cover together (painting, not checkpointed)") \
-    X(ORR_LIMIT_SEP_CELLS, "separation_cells", 2e10, "separation: grid cells, all areas")        \
-    X(ORR_LIMIT_SEP_TABLES, "separation_table_bytes", 1073741824.0,                               \
-      "separation: the grid's tables, bytes")                                                    \
-    X(ORR_LIMIT_SEP_FLOPS, "separation_model_flops", 5e15,                                        \
-      "separation: (integral + likelihood) x bundle members")
+    X(ORR_LIMIT_CHECKPOINT, "checkpoint_bytes", ORR_CHECKPOINT_MAX_PAYLOAD,                       \
+      "the checkpoint's payload, bytes: what checkpoint.c reads back")
 
 typedef enum {
 #define ORR_LIMIT_ENUM(id, key, value, what) id,
@@ -43,8 +37,18 @@ typedef enum {
 } orr_limit_id;
 
 double orr_limit(orr_limit_id id);
-/* Every limit as "KEY VALUE" lines (orrery --limits). */
+
+/* A kind's own limit: a row of its descriptor (kind.h), which --limits
+ * prints after the shared ones; the kind's code uses the same constant. */
+typedef struct {
+    const char *key;    /* "diffraction_point_bytes": the kind's name first */
+    double value;
+    const char *what;   /* what it bounds, for the docs and messages */
+} orr_limit_row;
+
+/* The shared limits as "KEY VALUE" lines, then rows' (orrery --limits). */
 void orr_limits_print(FILE *f);
+void orr_limit_rows_print(FILE *f, const orr_limit_row *rows, size_t n);
 
 /* What a work unit holds and writes. Sizes in bytes; upper bounds that a
  * typical unit comes within 20% of (tests/e2e/check_sizes_test.sh measures
@@ -67,6 +71,9 @@ void orr_cost_print(FILE *f, const orr_unit_cost *c);
 /* ORR_ERR_INPUT naming path, the quantity, the unit's sizes and the limit
  * when the results, the .npy files or the checkpoint pass theirs. */
 orr_status orr_cost_limits(const orr_unit_cost *c, const char *path, orr_error *err);
+
+/* The host's physical memory in bytes (0: unknown). */
+double orr_host_memory(void);
 
 /* ORR_ERR_NOMEM (exit 71) when host_bytes pass this host's memory. */
 orr_status orr_cost_host_fits(const orr_unit_cost *c, const char *path, orr_error *err);

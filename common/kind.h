@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "backend.h"
+#include "cost.h"
 
 /* ---- the command line ---- */
 
@@ -127,6 +128,10 @@ struct orr_kind {
     const char *notes;       /* printed under its options in --help, or NULL */
     const orr_option *options;
     size_t n_options;
+    /* The kind's own per-unit limits, beyond cost.h's shared ones: what its
+     * plan refuses past (exit 65) and `orrery --limits` prints. */
+    const orr_limit_row *limits;
+    size_t n_limits;
 
     /* The kind's options struct: the driver allocates options_size zeroed
      * bytes, defaults fills them (NULL: zero is the default), then parse
@@ -178,10 +183,6 @@ struct orr_kind {
 /* The checkpoint's file, tag and identity, with the flags of c. */
 void orr_job_checkpoint_spec(const orr_job_cli *c, const char *file, const char *tag,
                              uint64_t identity, orr_checkpoint_spec *spec);
-
-/* The host's physical memory in bytes (0: unknown): the plans' refusal
- * of a work unit too big for it. */
-double orr_host_memory(void);
 
 /* The registry (app/kinds.c): every kind, the default (a command line that
  * names none) first. */

@@ -363,6 +363,8 @@ int orr_main(int argc, char **argv, const orr_app_info *app)
         printf("%s (Orrery) %s\n", app->program, PACKAGE_VERSION);
     } else if (c.limits) {
         orr_limits_print(stdout);
+        for (size_t k = 0; k < orr_n_kinds; k++)
+            orr_limit_rows_print(stdout, orr_kinds[k]->limits, orr_kinds[k]->n_limits);
     } else {
         const orr_run_mode mode = c.kind->mode ? c.kind->mode(c.opts) : ORR_RUN_WORK_UNIT;
         rc = mode == ORR_RUN_WORK_UNIT ? run_work_unit(&c, app) : run_tool(&c, mode, app);

@@ -2,7 +2,6 @@
  * The check of their output files is job_outputs.c's: it resolves names
  * through the runtime, which a tool or test that only parses options
  * should not have to link. */
-#include <unistd.h>
 
 #include "kind.h"
 
@@ -27,10 +26,4 @@ void orr_job_checkpoint_spec(const orr_job_cli *c, const char *file, const char 
     spec->identity = identity;
     spec->ignore_saved = c->ignore_checkpoint;
     spec->remove_at_end = c->cleanup_checkpoint;
-}
-
-double orr_host_memory(void)
-{
-    const long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGE_SIZE);
-    return pages > 0 && size > 0 ? (double)pages * size : 0;
 }

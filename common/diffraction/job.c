@@ -276,13 +276,13 @@ static orr_status load_work_unit(const dif_cli *opt, dif_workunit *wu, dif_setup
         return st;
     if ((st = dif_setup_init(wu, s, err)) != ORR_OK)
         return st;
-    if (s->point_bytes > orr_limit(ORR_LIMIT_DIF_POINT))
+    if (s->point_bytes > DIF_LIMIT_POINT_BYTES)
         return orr_fail(err, ORR_ERR_INPUT,
                         "%s: one point needs %.3g bytes (%d slices x %d orders, grid %d x %d%s); "
                         "at most %.3g (diffraction_point_bytes, orrery --limits)", path,
                         s->point_bytes, s->nz, s->n_modes, s->fft_x, s->fft_y,
                         wu->solver.method == DIF_GMRES ? ", GMRES's basis" : "",
-                        orr_limit(ORR_LIMIT_DIF_POINT));
+                        DIF_LIMIT_POINT_BYTES);
     double lines = 0;
     for (int p = 0; st == ORR_OK && p < s->n_points; p++) {
         dif_point pt;

@@ -80,5 +80,7 @@ orr_status dif_bench_tool(const dif_cli *opt, orr_backend *be, const orr_error *
 #define DIF_CHECKPOINT_FILE "diffraction_checkpoint"
 #define DIF_WU_FILE "diffraction_wu.txt"
 #define DIF_RESULTS_FILE "diffraction_results.txt"
+/* The memory of one point of a batch, at most (kind.c's limit row). */
+#define DIF_LIMIT_POINT_BYTES 8589934592.0
 
 #endif

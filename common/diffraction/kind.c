@@ -182,6 +182,11 @@ static orr_status dif_tool(void *p, orr_backend *device, const orr_error *no_dev
     return c->bench ? dif_bench_tool(c, device, no_device, err) : dif_check_tool(c, err);
 }
 
+static const orr_limit_row dif_limits[] = {
+    {"diffraction_point_bytes", DIF_LIMIT_POINT_BYTES,
+     "diffraction: the memory of one point of a batch, bytes"},
+};
+
 const orr_kind dif_descriptor = {
     .name = DIF_KIND_NAME,
     .summary = "a scatterometry work unit: a periodic target's diffraction spectrum "
@@ -193,6 +198,8 @@ const orr_kind dif_descriptor = {
              "(conical incidence) it is the conical scalar model, not TE (section 1).",
     .options = dif_options,
     .n_options = ORR_ARRAY_LEN(dif_options),
+    .limits = dif_limits,
+    .n_limits = ORR_ARRAY_LEN(dif_limits),
     .options_size = sizeof(dif_cli),
     .defaults = dif_defaults,
     .parse = dif_parse,

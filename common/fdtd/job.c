@@ -75,12 +75,12 @@ static orr_status load_work_unit(const fdtd_cli *opt, fdtd_workunit *wu, fdtd_se
     /* painting is one call, neither checkpointed nor suspended: bounded
      * before it starts */
     const double paint = fdtd_paint_cells(wu);
-    if (paint > orr_limit(ORR_LIMIT_FDTD_PAINT))
+    if (paint > FDTD_LIMIT_PAINT_CELLS)
         return orr_fail(err, ORR_ERR_INPUT,
                         "%s: the %d regions' bounding boxes cover %.3g cells together, more than "
                         "the limit of %.3g a work unit (fdtd_paint_cells, orrery --limits): fewer "
                         "or smaller regions", path, wu->n_regions, paint,
-                        orr_limit(ORR_LIMIT_FDTD_PAINT));
+                        FDTD_LIMIT_PAINT_CELLS);
     if ((st = fdtd_setup_init(wu, s, err)) != ORR_OK)
         return st;
     unit_cost(wu, s, cost);

@@ -70,5 +70,8 @@ orr_status fdtd_bench_tool(const fdtd_cli *opt, orr_backend *be, const orr_error
 #define FDTD_CHECKPOINT_FILE "fdtd_checkpoint"
 #define FDTD_WU_FILE "fdtd_wu.txt"
 #define FDTD_RESULTS_FILE "fdtd_results.txt"
+/* The cells the regions' bounding boxes cover together, at most: painting
+ * is not checkpointed (kind.c's limit row). */
+#define FDTD_LIMIT_PAINT_CELLS 4e9
 
 #endif

@@ -85,6 +85,11 @@ static orr_status fdtd_tool(void *p, orr_backend *device, const orr_error *no_de
     return c->bench ? fdtd_bench_tool(c, device, no_device, err) : fdtd_check_tool(c, err);
 }
 
+static const orr_limit_row fdtd_limits[] = {
+    {"fdtd_paint_cells", FDTD_LIMIT_PAINT_CELLS,
+     "fdtd: the cells the regions' bounding boxes cover together (painting, not checkpointed)"},
+};
+
 const orr_kind fdtd_descriptor = {
     .name = FDTD_KIND_NAME,
     .summary = "a 3D FDTD work unit: Yee time stepping with probes, energy and norms (docs/fdtd.md)",
@@ -93,6 +98,8 @@ const orr_kind fdtd_descriptor = {
              "docs/fdtd.md section 4.",
     .options = fdtd_options,
     .n_options = ORR_ARRAY_LEN(fdtd_options),
+    .limits = fdtd_limits,
+    .n_limits = ORR_ARRAY_LEN(fdtd_limits),
     .options_size = sizeof(fdtd_cli),
     .defaults = fdtd_defaults,
     .parse = fdtd_parse,

@@ -78,7 +78,7 @@ double fdtd_paint_cells(const fdtd_workunit *wu)
 }
 
 /* Each region tests only the cells of its bounding box: painting costs
- * fdtd_paint_cells tests, which plan bounds (ORR_LIMIT_FDTD_PAINT), not
+ * fdtd_paint_cells tests, which plan bounds (FDTD_LIMIT_PAINT_CELLS), not
  * regions x cells. */
 static unsigned char *paint_cells(const fdtd_workunit *wu, const fdtd_setup *s)
 {

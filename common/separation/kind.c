@@ -712,6 +712,13 @@ static orr_status sep_check_tool(void *p, orr_backend *device, const orr_error *
     return ORR_OK;
 }
 
+static const orr_limit_row sep_limits[] = {
+    {"separation_cells", SEP_MAX_CELLS, "separation: grid cells, all areas"},
+    {"separation_table_bytes", SEP_MAX_TABLE_BYTES, "separation: the grid's tables, bytes"},
+    {"separation_model_flops", SEP_MAX_MODEL_FLOPS,
+     "separation: (integral + likelihood) x bundle members"},
+};
+
 const orr_kind sep_descriptor = {
     .name = "separation",
     .summary = "a MilkyWay@Home separation work unit (tidal-stream likelihood); "
@@ -721,6 +728,8 @@ const orr_kind sep_descriptor = {
              "under BOINC stderr is the task's stderr.txt.",
     .options = sep_options,
     .n_options = ORR_ARRAY_LEN(sep_options),
+    .limits = sep_limits,
+    .n_limits = ORR_ARRAY_LEN(sep_limits),
     .options_size = sizeof(sep_cli),
     .defaults = sep_defaults,
     .parse = sep_parse,

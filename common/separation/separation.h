@@ -289,9 +289,9 @@ void sep_estimate_cost(const sep_params *p, int n_stars, int members, sep_cost *
  * (the largest: 1.6e9 cells, 5e7 bytes of tables, 2.5e14 model flops for
  * a bundle of five 4-stream members) and far below what would exhaust a
  * volunteer's host. */
-#define SEP_MAX_CELLS orr_limit(ORR_LIMIT_SEP_CELLS)                /* 2e10 grid cells, all areas */
-#define SEP_MAX_TABLE_BYTES orr_limit(ORR_LIMIT_SEP_TABLES)         /* 1 GiB of grid tables */
-#define SEP_MAX_MODEL_FLOPS orr_limit(ORR_LIMIT_SEP_FLOPS)          /* 5e15: (integral + likelihood) x members */
+#define SEP_MAX_CELLS 2e10                 /* grid cells, all areas */
+#define SEP_MAX_TABLE_BYTES 1073741824.0   /* 1 GiB of grid tables */
+#define SEP_MAX_MODEL_FLOPS 5e15           /* (integral + likelihood) x members */
 
 /* The size of a work unit: what --check prints and the limits judge, from
  * one function (sep_work_unit_size). */
