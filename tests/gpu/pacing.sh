@@ -21,7 +21,9 @@
 # Usage: tests/gpu/pacing.sh BUILDDIR
 # Environment: ORR_DATA (default tests/data/milkyway), ORR_APP_ARGS (extra
 # arguments for every run, e.g. "--device 1"), PACING_KINDS ("separation
-# diffraction fdtd mom"), PACING_MOM_CELLS (30000), PACING_FDTD_N (384),
+# diffraction fdtd mom"), PACING_SEP_PARAMS and PACING_SEP_STARS (under
+# ORR_DATA: the production stripe 12, params_head/astronomy_parameters-12.txt.gz
+# and stars/stars-12.txt.gz), PACING_MOM_CELLS (30000), PACING_FDTD_N (384),
 # PACING_FDTD_STEPS (3000), PACING_DIF_ORDERS (63: M = 127 a direction),
 # PACING_DIF_THETA, PACING_DIF_PHI (25 and 10 angles: 1000 points),
 # PACING_DIF_BATCH (128 points: 13 GB on the device, a whole batch's
@@ -81,14 +83,14 @@ mom_unit() { # a circle of ka = 4.5 (bench/mom's), the reference solver
         "${PACING_MOM_CELLS:-30000}"
 }
 
-zcat "$data/params_head/astronomy_parameters-12.txt.gz" >"$work/stripe12.txt" || exit 1
+zcat "$data/${PACING_SEP_PARAMS:-params_head/astronomy_parameters-12.txt.gz}" >"$work/sep.txt" || exit 1
 dif_unit >"$work/dif.txt"
 fdtd_unit >"$work/fdtd.txt"
 mom_unit >"$work/mom.txt"
 
 args_of() { # the app's arguments for kind $1, run in $work
     case $1 in
-    separation) echo "-i -c --no-progress -a $work/stripe12.txt -s $data/stars/stars-12.txt.gz" ;;
+    separation) echo "-i -c --no-progress -a $work/sep.txt -s $data/${PACING_SEP_STARS:-stars/stars-12.txt.gz}" ;;
     diffraction) echo "diffraction -w $work/dif.txt --batch ${PACING_DIF_BATCH:-128} -o $work/out.txt -i -c --no-progress" ;;
     fdtd) echo "fdtd -w $work/fdtd.txt -o $work/out.txt -i -c --no-progress" ;;
     mom) echo "mom -w $work/mom.txt -o $work/out.txt -i -c --no-progress" ;;
@@ -147,7 +149,7 @@ run_kind() { # run_kind APP LABEL KIND
     local launch cpu driving verdict=PASS kernel=- kname=-
     launch=$(longest_launch "$work/err.txt")
     driving=$(driving_cpu "$work/err.txt")
-    cpu=$(echo "$times" | tail -1 | awk '{ printf "%.2f", $1 > 0 ? 100 * ($2 + $3) / $1 : 0 }')
+    cpu=$(echo "$times" | tail -1 | awk '{ printf "%.2f", ($1 > 0 ? 100 * ($2 + $3) / $1 : 0) }')
     if [ -n "$nsys" ] && [ "$label" = CUDA ]; then
         # shellcheck disable=SC2086
         read -r kernel kname <<<"$(nsys_longest "$app" $args $extra)"
@@ -162,13 +164,20 @@ run_kind() { # run_kind APP LABEL KIND
         "$(grep -h 'longest launch' "$work/err.txt" | sed 's/^[^:]*: //' | head -3 | tr '\n' ' ')"
 }
 
-echo "pacing check, $(date -u +%Y-%m-%d), GPU: $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 || echo unknown)," \
+gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
+echo "pacing check, $(date -u +%Y-%m-%d), GPU: ${gpu:-unknown}," \
     "nsys: ${nsys:-not found}; limits: launch and kernel <= $limit_ms ms, host CPU < $cpu_limit% of a core"
 for pair in "CUDA:app_cuda/orrery_cuda" "OpenCL:app_opencl/orrery_opencl"; do
     label=${pair%%:*}
     app=$build/${pair#*:}
     if [ ! -x "$app" ]; then
         echo "$label: $app not built: left out"
+        continue
+    fi
+    # shellcheck disable=SC2086
+    if ! (cd "$work" && "$app" fdtd -w "$here/../data/fdtd/cavity_pec.txt" -o probe.txt -i -c \
+          $extra >/dev/null 2>probe.err); then
+        echo "$label: no usable device, left out: $(tail -1 "$work/probe.err")"
         continue
     fi
     for kind in $kinds; do
