@@ -14,7 +14,8 @@
 #    longest single kernel of a second, profiled run of the CUDA app
 #    (`nsys stats --report cuda_gpu_kern_sum`).
 # A row FAILs when the longest launch or kernel exceeds 1/60 s or the CPU
-# share is 5% or more. Prints one summary table; exit 0 only if no row
+# share is 5% or more; a last row per app FAILs unless diffraction's table
+# is the same bytes at 1000 launches a second and with -r. Prints one summary table; exit 0 only if no row
 # failed (an app that is not built or has no device is left out, with a
 # line saying why).
 #
@@ -165,6 +166,18 @@ run_kind() { # run_kind APP LABEL KIND
 }
 
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
+# Diffraction's tables are the same bytes however the pacing cuts the
+# products: 1000 launches a second (one point a launch, nearly) against -r
+# (one launch a product), on a unit of tests/data.
+same_bits() { # same_bits APP LABEL
+    local app=$1 label=$2 wu=$here/../data/diffraction/holes_2d.txt verdict=PASS
+    # shellcheck disable=SC2086
+    (cd "$work" && "$app" diffraction -w "$wu" -o q1000.txt -i -c -q 1000 $extra 2>/dev/null &&
+        "$app" diffraction -w "$wu" -o whole.txt -i -c -r $extra 2>/dev/null &&
+        cmp -s q1000.txt whole.txt) || { verdict="FAIL (tables differ or a run failed)"; failed=1; }
+    row "$label" "dif. bits" - - - - "-q 1000 vs -r, holes_2d" "$verdict"
+}
+
 echo "pacing check, $(date -u +%Y-%m-%d), GPU: ${gpu:-unknown}," \
     "nsys: ${nsys:-not found}; limits: launch and kernel <= $limit_ms ms, host CPU < $cpu_limit% of a core"
 for pair in "CUDA:app_cuda/orrery_cuda" "OpenCL:app_opencl/orrery_opencl"; do
@@ -183,6 +196,7 @@ for pair in "CUDA:app_cuda/orrery_cuda" "OpenCL:app_opencl/orrery_opencl"; do
     for kind in $kinds; do
         run_kind "$app" "$label" "$kind"
     done
+    same_bits "$app" "$label"
 done
 
 echo
