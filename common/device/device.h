@@ -46,15 +46,30 @@ typedef struct {
  * measured launch times, in whole waves (slots = blocks or work-groups the
  * device runs at once), never fewer than one wave. Non-responsive: every
  * call's chunks go in one launch (up to max_chunks). */
+/* Host-cost accounting of the waits: each span runs from a launch's first
+ * queued call to the return of the wait after it, so its wall time bounds
+ * how long that queued batch kept the GPU busy (nothing of ours runs
+ * outside a span), and the process's CPU time inside it is what driving
+ * the GPU cost the host. */
+typedef struct {
+    double wall_s, cpu_s;     /* time inside spans; the process's CPU time then */
+    double first_s;           /* the first span: it carries one-time costs */
+    double longest_s;         /* the longest span after the first */
+    long launches;
+} orr_gpu_timing;
+
+/* A span's start (orr_gpu_timing_begin), for orr_gpu_timing_end. */
+typedef struct {
+    double wall0, cpu0;
+} orr_gpu_span;
+
 typedef struct {
     double target_s;          /* seconds per launch */
     int non_responsive;
     int slots;                /* chunks the device runs at once */
     int max_chunks;           /* most chunks one launch may hold */
     int chunks;               /* current launch size */
-    /* accounting */
-    double wall_s, cpu_s;     /* time inside launches; the process's CPU time then */
-    long launches;
+    orr_gpu_timing timing;
     double s_per_chunk;       /* last measured rate */
 } orr_gpu_pacer;
 
@@ -152,8 +167,17 @@ typedef orr_status (*orr_gpu_launch_fn)(void *ctx, int offset, int n, orr_error 
 orr_status orr_gpu_run_chunks(orr_gpu_pacer *p, int count, orr_gpu_launch_fn launch, void *ctx,
                               orr_error *err);
 
-/* One log line: launches, GPU seconds, host CPU seconds and their ratio. */
+/* One log line: launches, GPU seconds, the longest launch, host CPU
+ * seconds and their ratio (what tests/gpu/pacing.sh reads). */
 void orr_gpu_pacer_report(const orr_gpu_pacer *p, const char *what);
+
+/* The same accounting for a kind that waits by its own rules (MoM's
+ * library calls): a span from the first queued call to the wait's
+ * return; its seconds. */
+void orr_gpu_timing_begin(orr_gpu_span *span);
+double orr_gpu_timing_end(orr_gpu_timing *t, const orr_gpu_span *span);
+/* The log line of orr_gpu_pacer_report; mode: "60/s target" or the like. */
+void orr_gpu_timing_report(const orr_gpu_timing *t, const char *what, const char *mode);
 
 /* CPU time of the whole process (every thread), in seconds. */
 double orr_process_cpu_seconds(void);

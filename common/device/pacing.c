@@ -8,11 +8,6 @@
 
 #include "runtime/runtime.h"
 
-/* One launch's start, for its timing and the host's CPU time. */
-typedef struct {
-    double wall0, cpu0;
-} orr_gpu_span;
-static void orr_gpu_pacer_begin(orr_gpu_pacer *p, orr_gpu_span *span);
 static void orr_gpu_pacer_end(orr_gpu_pacer *p, const orr_gpu_span *span, int chunks);
 
 double orr_process_cpu_seconds(void)
@@ -62,11 +57,9 @@ void orr_gpu_pacer_init(orr_gpu_pacer *p, const orr_backend_request *req, int sl
 void orr_gpu_pacer_resize(orr_gpu_pacer *p, const orr_backend_request *req, int slots,
                           int max_chunks)
 {
-    const orr_gpu_pacer before = *p;
+    const orr_gpu_timing before = p->timing;
     orr_gpu_pacer_init(p, req, slots, max_chunks);
-    p->wall_s = before.wall_s;
-    p->cpu_s = before.cpu_s;
-    p->launches = before.launches;
+    p->timing = before;
 }
 
 orr_status orr_gpu_run_chunks(orr_gpu_pacer *p, int count, orr_gpu_launch_fn launch, void *ctx,
@@ -76,7 +69,7 @@ orr_status orr_gpu_run_chunks(orr_gpu_pacer *p, int count, orr_gpu_launch_fn lau
     for (int done = 0; st == ORR_OK && done < count;) {
         const int n = orr_gpu_pacer_next(p, count - done);
         orr_gpu_span span;
-        orr_gpu_pacer_begin(p, &span);
+        orr_gpu_timing_begin(&span);
         orr_runtime_begin_critical();   /* a launch and its read-back: one unit */
         st = launch(ctx, done, n, err);
         orr_runtime_end_critical();
@@ -94,24 +87,36 @@ int orr_gpu_pacer_next(const orr_gpu_pacer *p, int remaining)
     return remaining < n ? remaining : n;
 }
 
-static void orr_gpu_pacer_begin(orr_gpu_pacer *p, orr_gpu_span *span)
+void orr_gpu_timing_begin(orr_gpu_span *span)
 {
-    (void)p;
     span->wall0 = orr_runtime_seconds();
     span->cpu0 = orr_process_cpu_seconds();
 }
 
-static void orr_gpu_pacer_end(orr_gpu_pacer *p, const orr_gpu_span *span, int chunks)
+double orr_gpu_timing_end(orr_gpu_timing *t, const orr_gpu_span *span)
 {
     const double spent = orr_runtime_seconds() - span->wall0;
-    p->wall_s += spent;
-    p->cpu_s += orr_process_cpu_seconds() - span->cpu0;
-    p->launches++;
+    t->wall_s += spent;
+    t->cpu_s += orr_process_cpu_seconds() - span->cpu0;
+    /* the first carries the one-time costs (a kernel build, a module
+     * load), not the GPU's: it is kept apart */
+    if (t->launches == 0)
+        t->first_s = spent;
+    else if (spent > t->longest_s)
+        t->longest_s = spent;
+    t->launches++;
+    return spent;
+}
+
+static void orr_gpu_pacer_end(orr_gpu_pacer *p, const orr_gpu_span *span, int chunks)
+{
+    const double spent = orr_gpu_timing_end(&p->timing, span);
     if (chunks > 0 && spent > 0.0)
         p->s_per_chunk = spent / chunks;
     /* Only a full-size launch says how long that size takes; the rate it
-     * shows sets the next size, in whole waves, clamped so one slow or
-     * fast launch moves it at most by a factor of two. */
+     * shows sets the next size, in whole waves rounded down (a launch
+     * stays under the target rather than around it), clamped so one slow
+     * or fast launch moves it at most by a factor of two. */
     if (p->non_responsive || chunks < p->chunks || spent <= 0.0)
         return;
     double want = p->target_s / spent * chunks;
@@ -119,7 +124,7 @@ static void orr_gpu_pacer_end(orr_gpu_pacer *p, const orr_gpu_span *span, int ch
         want = 2.0 * p->chunks;
     if (want < 0.5 * p->chunks)
         want = 0.5 * p->chunks;
-    int waves = (int)(want / p->slots + 0.5);
+    int waves = (int)(want / p->slots);
     if (waves < 1)
         waves = 1;
     int n = waves * p->slots;
@@ -133,15 +138,20 @@ double orr_gpu_pacer_expected_s(const orr_gpu_pacer *p, int chunks)
 
 void orr_gpu_pacer_report(const orr_gpu_pacer *p, const char *what)
 {
-    if (p->launches == 0)
-        return;
     char mode[48];
     if (p->non_responsive)
         snprintf(mode, sizeof mode, "non-responsive");
     else
         snprintf(mode, sizeof mode, "%.0f/s target", 1.0 / p->target_s);
-    orr_log("%s: %ld launches (%s), %.3f s on the device, host CPU %.3f s "
-            "(%.1f%% of a core)",
-            what, p->launches, mode, p->wall_s, p->cpu_s,
-            p->wall_s > 0 ? 100.0 * p->cpu_s / p->wall_s : 0.0);
+    orr_gpu_timing_report(&p->timing, what, mode);
+}
+
+void orr_gpu_timing_report(const orr_gpu_timing *t, const char *what, const char *mode)
+{
+    if (t->launches == 0)
+        return;
+    orr_log("%s: %ld launches (%s), %.3f s on the device, longest launch %.2f ms "
+            "(the first %.2f ms), host CPU %.3f s (%.1f%% of a core)",
+            what, t->launches, mode, t->wall_s, 1e3 * t->longest_s, 1e3 * t->first_s, t->cpu_s,
+            t->wall_s > 0 ? 100.0 * t->cpu_s / t->wall_s : 0.0);
 }

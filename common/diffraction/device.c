@@ -1,18 +1,25 @@
 /* The diffraction ops on a GPU (device.h): storage sized once per work
  * unit (the batch's capacity lowered until the device has the memory),
  * every buffer poisoned when made, tables uploaded per batch, each op a
- * few launches over the active points. */
+ * few launches over the active points; the convolutions (the FFTs and the
+ * products: nearly all the work) cut into paced launches of whole points. */
 #include "device.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/runtime.h"
 #include "zop.h"
+
+/* A launch is a number of points; the pacer grows it from one. */
+#define MAX_LAUNCH_POINTS (1 << 20)
 
 typedef struct {
     orr_device *dev;
     const dif_device_kernels *k;
     void *kern;
+    orr_gpu_pacer pacer;   /* a chunk is a point of a convolution */
 } dif_gpu;
 
 struct dif_ctx {
@@ -205,21 +212,44 @@ static orr_status convolve(dif_ctx *c, int n, int in, orr_error *err)
     return st;
 }
 
+/* What orr_gpu_run_chunks needs to convolve part of an op's points. */
+typedef struct {
+    dif_ctx *c;
+    const int *active;
+    int in, out;
+    int with_zop;   /* matvec: the z operator after; conv: the crop */
+} conv_call;
+
+/* Points offset..offset+n-1 of the call, as an op of their own: their
+ * active list uploaded, the grids 0..n-1 theirs, then a wait. Each point's
+ * arithmetic is the same whichever launch holds it, so the bits do not
+ * depend on the cut. */
+static orr_status convolve_part(void *p, int offset, int n, orr_error *err)
+{
+    const conv_call *cc = p;
+    dif_ctx *c = cc->c;
+    const dif_device_kernels *k = c->g->k;
+    orr_device *d = c->g->dev;
+    orr_status st = set_active(c, cc->active + offset, n, err);
+    if (st == ORR_OK)
+        st = convolve(c, n, cc->in, err);
+    if (st == ORR_OK)
+        st = cc->with_zop ? k->zop(d, c->g->kern, &c->dm, &c->b, n, cc->in, cc->out, err)
+                          : k->crop(d, c->g->kern, &c->dm, &c->b, n, cc->out, err);
+    return st == ORR_OK ? d->api->finish(d, orr_gpu_pacer_expected_s(&c->g->pacer, n), err) : st;
+}
+
 static orr_status gpu_matvec(dif_ctx *c, const int *active, int n, int in, int out,
                              orr_error *err)
 {
-    orr_status st = set_active(c, active, n, err);
-    if (st == ORR_OK)
-        st = convolve(c, n, in, err);
-    return st == ORR_OK ? c->g->k->zop(c->g->dev, c->g->kern, &c->dm, &c->b, n, in, out, err) : st;
+    conv_call cc = {c, active, in, out, 1};
+    return orr_gpu_run_chunks(&c->g->pacer, n, convolve_part, &cc, err);
 }
 
 static orr_status gpu_conv(dif_ctx *c, const int *active, int n, int in, int out, orr_error *err)
 {
-    orr_status st = set_active(c, active, n, err);
-    if (st == ORR_OK)
-        st = convolve(c, n, in, err);
-    return st == ORR_OK ? c->g->k->crop(c->g->dev, c->g->kern, &c->dm, &c->b, n, out, err) : st;
+    conv_call cc = {c, active, in, out, 0};
+    return orr_gpu_run_chunks(&c->g->pacer, n, convolve_part, &cc, err);
 }
 
 static orr_status gpu_dots(dif_ctx *c, const int *active, int n, int n_pairs, const int *v,
@@ -273,7 +303,8 @@ static orr_status gpu_write(dif_ctx *c, int b, int v, const double complex *host
                           err);
 }
 
-/* No lanes: every launch takes the whole batch. */
+/* No lanes: every launch takes the whole batch (a convolution: as many of
+ * its points as the pacer gives a launch). */
 static const dif_ops gpu_ops = {
     .open = gpu_open,
     .close = gpu_close,
@@ -289,6 +320,9 @@ static const dif_ops gpu_ops = {
 static void gpu_release(void *state)
 {
     dif_gpu *g = state;
+    char what[64];
+    snprintf(what, sizeof what, "%s diffraction convolutions", g->dev->api->api);
+    orr_gpu_pacer_report(&g->pacer, what);
     if (g->k->release)
         g->k->release(g->dev, g->kern);
     free(g);
@@ -306,6 +340,8 @@ orr_status dif_device_attach(orr_device *d, const dif_device_kernels *k, void *k
     g->dev = d;
     g->k = k;
     g->kern = kern;
+    /* one point per launch to start: the pacer learns how many fit */
+    orr_gpu_pacer_init(&g->pacer, &d->request, 1, MAX_LAUNCH_POINTS);
     slot->ops = &gpu_ops;
     slot->state = g;
     slot->release = gpu_release;

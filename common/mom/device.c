@@ -38,6 +38,7 @@ struct mom_ctx {
     double fill_rate, factor_s;   /* the last step's seconds (a column's, a block column's) */
     int profile;
     double part_s[N_PARTS], part_t0;
+    orr_gpu_timing timing;   /* the fill's and the factorisation's waits */
 };
 
 orr_status mom_zero_pivot(orr_error *err, int column)
@@ -60,6 +61,11 @@ void mom_device_close(mom_ctx *c)
 {
     if (!c)
         return;
+    if (c->k->seconds) {   /* a device's queue: what its waits cost */
+        char what[64];
+        snprintf(what, sizeof what, "%s mom fill and factorisation", c->k->api);
+        orr_gpu_timing_report(&c->timing, what, "one block column a wait");
+    }
     if (c->kern)
         c->k->close(c->kern);
     free(c->norms);
@@ -102,10 +108,11 @@ static double now(const mom_ctx *c)
 
 orr_status mom_device_fill(mom_ctx *c, int first, int count, orr_error *err)
 {
-    const double t0 = now(c);
+    orr_gpu_span span;
+    orr_gpu_timing_begin(&span);
     TRY(c->k->fill(c->kern, first, count, err));
     TRY(c->k->finish(c->kern, c->fill_rate * count, NULL, err));
-    c->fill_rate = (now(c) - t0) / count;
+    c->fill_rate = orr_gpu_timing_end(&c->timing, &span) / count;
     return ORR_OK;
 }
 
@@ -153,14 +160,15 @@ static orr_status factor_block(mom_ctx *c, int j, orr_error *err)
 
 orr_status mom_device_factor(mom_ctx *c, int first, orr_error *err)
 {
-    const double t0 = now(c);
+    orr_gpu_span span;
+    orr_gpu_timing_begin(&span);
     int zero = -1;
     if (c->plan.single && first == 0)
         TRY(c->k->to_single(c->kern, err));
     TRY(factor_block(c, first, err));
     TRY(c->k->finish(c->kern, c->profile ? 0 : c->factor_s, c->plan.rc->pivoting ? NULL : &zero,
                      err));
-    c->factor_s = now(c) - t0;
+    c->factor_s = orr_gpu_timing_end(&c->timing, &span);
     return zero >= 0 ? mom_zero_pivot(err, zero) : ORR_OK;
 }
 
