@@ -52,6 +52,24 @@ def _fsync_directory(directory):
         os.close(dfd)
 
 
+def copy_synced(source, to):
+    """source copied to to whole or not at all (a temporary name, fsync,
+    rename, the folder synced): a row written after it never names a
+    file a crash lost."""
+    directory = os.path.dirname(to) or "."
+    try:
+        os.makedirs(directory, exist_ok=True)
+        src = open_regular(source, os.O_RDONLY)
+        with os.fdopen(src, "rb") as f, open(to + ".tmp", "wb") as out:
+            shutil.copyfileobj(f, out)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(to + ".tmp", to)
+        _fsync_directory(directory)
+    except OSError as e:
+        raise Failure(e.filename or to, e.strerror or str(e))
+
+
 def _drop_torn_line(fd, table):
     """The table's size without a torn last line (a run that never
     finished its write), truncated to it."""
