@@ -37,12 +37,12 @@
 
 /* Records in the order the app writes them; a stage's lines are
  * consecutive. */
-enum { FD_WU, FD_APP, FD_PARAM, FD_GRID, FD_PROBE, FD_SERIES, FD_ENERGY, FD_NORM, FD_CUPS,
-       FD_SECONDS, FD_END, FD_N_STAGES };
+enum { FD_WU, FD_APP, FD_PARAM, FD_GRID, FD_TABLES, FD_PROBE, FD_SERIES, FD_ENERGY, FD_NORM,
+       FD_CUPS, FD_SECONDS, FD_END, FD_N_STAGES };
 
 static const char *const fd_keys[FD_N_STAGES] = {
-    "work_unit", "application", "param", "grid", "probe", "series", "energy", "norm",
-    "cell_updates_per_second", "seconds", "end"};
+    "work_unit", "application", "param", "grid", "host_tables", "probe", "series", "energy",
+    "norm", "cell_updates_per_second", "seconds", "end"};
 static const char *const fd_fields[FDTD_N_FIELDS] = {"ex", "ey", "ez", "hx", "hy", "hz"};
 static const char *const fd_boundaries[3] = {"thesis", "pec", "cpml"};
 static const char *const fd_arithmetics[2] = {"faithful", "fast"};
@@ -65,6 +65,7 @@ typedef struct {
     const char *at[FD_N_STAGES];         /* each stage's first line, in buf */
     int line[FD_N_STAGES];               /* and its line number */
     char work_unit[17];                  /* the work unit's content hash */
+    char host_tables[17];                /* the hash of the host's libm tables, or "" */
     fd_grid grid;
     long last_energy;                    /* step of the last energy line */
     double norm[FDTD_N_FIELDS][2];       /* L2, max */
@@ -162,6 +163,11 @@ static int fd_record(int st, const char **tok, const size_t *tlen, int n, fd_res
             return -1;
         memcpy(f->work_unit, tok[1], 16);
         return 0;
+    case FD_TABLES:
+        if (n != 2 || tlen[1] != 16 || strspn(tok[1], "0123456789abcdef") < 16)
+            return -1;
+        memcpy(f->host_tables, tok[1], 16);
+        return 0;
     case FD_APP:
         return n >= 2 ? 0 : -1;
     case FD_PARAM:
@@ -192,6 +198,7 @@ static int fd_complete(const fd_result *f, int t)
 {
     switch (t) {
     case FD_PARAM:
+    case FD_TABLES:   /* at most one; none from an app before it */
     case FD_ENERGY:
         return 1;
     case FD_PROBE:
@@ -448,11 +455,56 @@ static int fd_same_norms(const char *b_path, const fd_result *a, const fd_result
     return VALID;
 }
 
+/* Faithful results made from the same host tables (host_tables: the only
+ * inputs a host's libm rounds) are bit-identical from every backend
+ * (docs/fdtd.md section 3): their series, energies and norms are compared
+ * digit for digit, the %.17g the app wrote (the same digits, the same
+ * double). */
+static int fd_exact(const fd_result *a, const fd_result *b)
+{
+    return !a->grid.fast && a->host_tables[0] && strcmp(a->host_tables, b->host_tables) == 0;
+}
+
+/* Which value word k (from 0) of a line of stage st is, for a message. */
+static void fd_word_name(char *out, size_t cap, int st, const fd_pair *w, int k)
+{
+    if (st == FD_SERIES)
+        snprintf(out, cap, "probe %d at step %.*s", k - 2, (int)w->la[1], w->ta[1]);
+    else if (st == FD_ENERGY)
+        snprintf(out, cap, "the energy at step %.*s", (int)w->la[1], w->ta[1]);
+    else
+        snprintf(out, cap, "the %s norm of %.*s", k == 2 ? "L2" : "max", (int)w->la[1], w->ta[1]);
+}
+
+static int fd_same_digits(const char *a_path, const char *b_path, const fd_result *a,
+                          const fd_result *b, int st)
+{
+    if (a->count[st] != b->count[st])
+        return vd_say(INVALID, "%s: %ld '%s' lines, %s %ld", b_path, b->count[st], fd_keys[st],
+                      a_path, a->count[st]);
+    static fd_pair w;
+    char what[96];
+    if (a->count[st] > 0)
+        fd_pair_start(&w, a, b, st);
+    for (long i = 0; i < a->count[st]; i++) {
+        fd_pair_next(&w);
+        for (int k = 1; k < w.na; k++)
+            if (k >= w.nb || w.la[k] != w.lb[k] || memcmp(w.ta[k], w.tb[k], w.la[k]) != 0) {
+                fd_word_name(what, sizeof what, st, &w, k);
+                return vd_say(INVALID, "%s:%d and %s:%d: %s: %.*s and %.*s (%s: bit-identical "
+                              "backends, host_tables %s: compared exactly)", a_path, w.a.line,
+                              b_path, w.b.line, what, (int)w.la[k], w.ta[k],
+                              k < w.nb ? (int)w.lb[k] : 0, k < w.nb ? w.tb[k] : "",
+                              fd_mode(&a->grid), a->host_tables);
+            }
+    }
+    return VALID;
+}
+
 static int fd_compare(const char *a_path, const char *b_path, const void *ra, const void *rb,
                       const double *unused)
 {
     const fd_result *a = ra, *b = rb;
-    (void)a_path;
     (void)unused;
     /* The hash is the work unit's content's: every backend writes the same. */
     if (memcmp(a->work_unit, b->work_unit, 16) != 0)
@@ -463,6 +515,12 @@ static int fd_compare(const char *a_path, const char *b_path, const void *ra, co
         rc = fd_same_lines(b_path, a, b, FD_PARAM);
     if (rc == VALID)
         rc = fd_same_lines(b_path, a, b, FD_PROBE);
+    if (fd_exact(a, b)) {
+        static const int exact_stages[3] = {FD_SERIES, FD_ENERGY, FD_NORM};
+        for (int i = 0; i < 3 && rc == VALID; i++)
+            rc = fd_same_digits(a_path, b_path, a, b, exact_stages[i]);
+        return rc;
+    }
     const double tol = fd_tolerances[a->grid.single][a->grid.fast];
     if (rc == VALID)
         rc = fd_same_series(b_path, a, b, tol);
