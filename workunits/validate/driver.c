@@ -331,9 +331,12 @@ int vd_compare_files(char *const *a_paths, char *const *b_paths, int n, const do
     if (rc == VALID && a.kind != b.kind)
         rc = vd_say(INVALID, "%s and %s: %s %s and %s %s result", a_paths[0], b_paths[0],
                     lo->article, lo->name, hi->article, hi->name);
-    else if (rc == VALID)
+    else if (rc == VALID) {
+        vd_set_pair(a_paths[0], b_paths[0]);
         rc = vd_kinds[a.kind]->compare(a_paths[0], b_paths[0], a.result, b.result,
                                        tol + tolerance_offset(a.kind));
+        vd_set_pair(NULL, NULL);
+    }
     loaded_free(&a);
     loaded_free(&b);
     return rc;
@@ -365,6 +368,10 @@ static int run(const char *mode, char **paths, int n, const double *tol)
 int vd_main(int argc, char **argv)
 {
     const char *argv0 = argc > 0 ? argv[0] : "orrery-validate";
+    const char *me = strrchr(argv0, '/') ? strrchr(argv0, '/') + 1 : argv0;
+    /* script_validator's log then says which of its scripts spoke */
+    if (strcmp(me, "orrery-validate-init") == 0 || strcmp(me, "orrery-validate-compare") == 0)
+        vd_set_prog(me);
     if (n_tolerances() > VD_MAX_TOLERANCES)
         return usage("the kinds list %d tolerances, more than %d", n_tolerances(),
                      VD_MAX_TOLERANCES);
@@ -381,7 +388,6 @@ int vd_main(int argc, char **argv)
         if (o.set[k])
             tol[k] = o.tol[k];
 
-    const char *me = strrchr(argv0, '/') ? strrchr(argv0, '/') + 1 : argv0;
     const char *mode = NULL;
     if (strcmp(me, "orrery-validate-init") == 0)
         mode = "init";

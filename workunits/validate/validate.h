@@ -93,7 +93,11 @@ int vd_main(int argc, char **argv);
 #define VD_PRINTF_LIKE(f, a)
 #endif
 
-/* One line on stderr saying why; returns rc. */
+/* One line on stderr saying why, "PROG: " first (vd_set_prog: the name
+ * the program was run by, default orrery-validate) and, while
+ * vd_set_pair's two results are compared, "A against B: "; returns rc. */
+void vd_set_prog(const char *name);
+void vd_set_pair(const char *a, const char *b);
 int vd_say(int rc, const char *fmt, ...) VD_PRINTF_LIKE(2, 3);
 int vd_vsay(int rc, const char *fmt, va_list ap) VD_PRINTF_LIKE(2, 0);
 /* path whole: what cannot be read now is RETRY, content that cannot be a
