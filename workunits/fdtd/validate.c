@@ -5,17 +5,21 @@
  * work_unit (16 hex digits), one application, param lines (NAME VALUE), one
  * grid line (NX NY NZ within 1..8192, cell sizes and dt > 0, 1 <= steps,
  * boundary thesis|pec|cpml, arithmetic faithful|fast, precision
- * double|single; param names as diffraction's, each once), probe lines
- * 0..P-1 (a field and a cell of the padded grid), exactly `steps` series
+ * double|single; param names as diffraction's, each once), at most one
+ * host_tables line (16 hex digits), probe lines 0..P-1 (a field and a
+ * cell of the padded grid), exactly `steps` series
  * lines numbered 1..steps with P finite values each, energy lines (steps
  * increasing within 0..steps, finite), the six norm lines ex ey ez hx hy hz
  * (finite, >= 0), cell_updates_per_second and seconds (finite, >= 0), and
  * `end` last, at most 1 GiB; no other lines. compare: both pass init, with
  * the same grid line (every value equal), work_unit (the work unit's
  * content hash, the same from every backend), param lines, probe lines and
- * energy steps (not the application line); tolerance tol from the grid
- * line's arithmetic and precision: 1e-12 faithful double (the backends are
- * bit-identical, only the host's libm exp in the source can differ), 1e-9
+ * energy steps (not the application line). Faithful results with the same
+ * host_tables (the hash of the only values the host's libm makes) are
+ * bit-identical from every backend: their series, energy and norm values
+ * must be the same digits (fd_same_digits). Otherwise tolerance tol from
+ * the grid line's arithmetic and precision: 1e-12 faithful double
+ * (bit-identical backends, but two hosts' libms made the tables), 1e-9
  * fast double, 1e-5 faithful single, 1e-3 fast single. Each probe's series:
  * |a - b| <= tol * S at every step, S its field's size: the largest |value|
  * over the whole series of every probe of the same field (E or H) and the

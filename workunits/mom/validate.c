@@ -12,7 +12,9 @@
  * single's eps in single (30 * 2^29 in the double eps the app writes);
  * growth_factor and smallest_pivot finite >= 0 from the faithful solver,
  * nan from the others; refinements whole, 0 but for mixed), at most one
- * warning line, one seconds line (fill, factor, solve finite >= 0), echo
+ * warning line, one seconds line (fill, factor, solve finite >= 0), at most
+ * one current line (every D rows R incidences I: R = ceil(N / D), the echo
+ * lines a whole number per incidence), echo
  * lines (echo PHI_INC PHI SIGMA DB: angles finite, sigma/lambda finite >=
  * 0, DB its 10 log10 as written with 17 digits (to 1e-12 relative: another
  * libm's log10 may differ by a few ulp), -inf for 0), and `end` last, at
@@ -26,7 +28,17 @@
  * digits). db_tol and sigma_tol by the precision line: echo_db_tolerance
  * (default 1e-6 dB) and echo_sigma_tolerance (1e-6) in double (reference,
  * faithful, mixed), echo_db_tolerance_single (0.05 dB) and
- * echo_sigma_tolerance_single (1e-2) in single. */
+ * echo_sigma_tolerance_single (1e-2) in single.
+ *
+ * The currents (load_more: the result's second file, the output
+ * template's mom_current.npy): where the table has a current line, a
+ * float64 .npy of shape (R, 2 + 2 I), finite, at most 1 GiB, missing:
+ * invalid (mo_load_npy says why); without one, not looked at. compare,
+ * where both results have theirs: the same current line, each value
+ * within current_tolerance (1e-6; current_tolerance_single 1e-2) times
+ * the largest |value| of its pair of columns (x, y; an incidence's Re J,
+ * Im J) in either result. No mom solver promises bit-identical results
+ * (OpenBLAS and the GPU libraries split their sums): always tolerances. */
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
