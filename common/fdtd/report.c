@@ -16,6 +16,23 @@ static const char *boundary_name(fdtd_boundary b)
     return b == FDTD_CPML ? "cpml" : b == FDTD_PEC ? "pec" : "thesis";
 }
 
+/* A hash of what the host's libm made (the source's exp, the CPML's log,
+ * pow and exp): the only inputs of faithful arithmetic that another host
+ * may round otherwise. Results whose tables agree are bit-identical from
+ * every backend; the validator compares those digit for digit. */
+static uint64_t host_tables_hash(const fdtd_setup *s)
+{
+    uint64_t h = orr_hash64(ORR_HASH64_INIT, s->source + 1, (size_t)s->n_values * sizeof *s->source);
+    for (int a = 0; s->pml && a < 3; a++) {
+        const size_t n = (size_t)(s->n[a] + 2) * sizeof(double);
+        h = orr_hash64(h, s->be[a], n);
+        h = orr_hash64(h, s->ce[a], n);
+        h = orr_hash64(h, s->bh[a], n);
+        h = orr_hash64(h, s->ch[a], n);
+    }
+    return h;
+}
+
 static void write_head(FILE *f, const fdtd_job *job)
 {
     const fdtd_workunit *wu = &job->wu;
@@ -30,6 +47,7 @@ static void write_head(FILE *f, const fdtd_job *job)
                "precision %s\n", s->n[0], s->n[1], s->n[2], s->d[0], s->d[1], s->d[2], s->dt, wu->steps,
             boundary_name(wu->boundary), wu->arithmetic == FDTD_FAST ? "fast" : "faithful",
             wu->precision == FDTD_SINGLE ? "single" : "double");
+    fprintf(f, "host_tables %016llx\n", (unsigned long long)host_tables_hash(s));
     for (int p = 0; p < s->n_probes; p++)
         fprintf(f, "probe %d %s %d %d %d\n", p, fdtd_field_name(s->probes[p].field), s->probes[p].at[0],
                 s->probes[p].at[1], s->probes[p].at[2]);

@@ -34,6 +34,10 @@ static void write_head(FILE *f, const mom_job *job)
         fprintf(f, "warning %s\n", job->warning);
     fprintf(f, "seconds fill %.6g factor %.6g solve %.6g\n", job->seconds[MOM_PHASE_FILL],
             job->seconds[MOM_PHASE_FACTOR], job->seconds[MOM_PHASE_SOLVE]);
+    /* the .npy's shape, for the validator, which sees the outputs only */
+    if (wu->current_every)
+        fprintf(f, "current every %d rows %d incidences %d\n", wu->current_every,
+                (job->p.n + wu->current_every - 1) / wu->current_every, wu->n_incidence);
 }
 
 /* The currents (the solve's output, which the echo widths and the .npy

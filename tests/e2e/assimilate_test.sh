@@ -8,7 +8,9 @@
 #     vectors; a missing member tag, a NaN, a vector that does not split,
 #     a bad <number_params_per_WU>: refused (exit 0, no row in the table,
 #     a row in separation-refused.jsonl and the file kept; the validator
-#     refuses them too); an unknown app, a missing result, a FIFO as the
+#     refuses them too), a missing result (a lost upload: recorded, no
+#     copy), a validator that writes no JSON or dies on a file (refused,
+#     the file kept); an unknown app, a FIFO as the
 #     result or the table: exit 1 at once, no row;
 #  3. --error rows (once), usage errors (exit 2), a missing config.xml,
 #     a torn last line; every table line parses as JSON;
@@ -165,7 +167,21 @@ for f in missing nan perwu; do
     [ $? -eq 1 ] && pass "orrery-validate init refuses $f.txt too" || fail "orrery-validate init on $f.txt"
 done
 check 1 "an unknown app" t --wu-name u_0 --app nbody --command-line "$cmd" 107 "$res"
-check 1 "an unreadable result (the admin's to fix: not refused)" t --wu-name r_0 --app separation --command-line "$cmd" 108 "$work/none.txt"
+check 0 "a missing result (a lost upload): refused, the daemon goes on" t --wu-name r_0 --app separation --command-line "$cmd" 108 "$work/none.txt"
+grep -q "refused, not assimilated: .*none.txt: missing (the upload is gone).*no file to keep" "$work/why" &&
+    tail -1 "$refused" | grep -q '"wu_id": 108, "file": ".*none.txt", "kept": null, "reason": ' &&
+    pass "recorded in separation-refused.jsonl, kept null" || fail "the missing result's record: $(tail -1 "$refused")"
+printf '#!/bin/sh\necho "{not json"\n' >"$work/v_nojson" && chmod +x "$work/v_nojson"
+printf '#!/bin/sh\nkill -SEGV $$\n' >"$work/v_crash" && chmod +x "$work/v_crash"
+check 0 "a validator that writes no JSON for a result: refused, the file kept" \
+    t --wu-name r_1 --app separation --command-line "$cmd" --validator "$work/v_nojson" 110 "$res"
+grep -q "wrote no JSON for it" "$work/why" && [ -f "$proj/orrery/refused/110-$(basename "$res")" ] &&
+    pass "the reason says so; refused/110-$(basename "$res") kept" || fail "no JSON: $(cat "$work/why")"
+check 0 "a validator killed by a signal on a result: refused" \
+    t --wu-name r_2 --app separation --command-line "$cmd" --validator "$work/v_crash" 111 "$res"
+grep -q "died of signal 11 on it" "$work/why" && pass "the reason names the signal" || fail "crash: $(cat "$work/why")"
+check 1 "a validator that is not there (the admin's: every result would fail)" \
+    t --wu-name r_3 --app separation --command-line "$cmd" --validator "$work/v_none" 112 "$res"
 mkfifo "$work/fifo"
 check 1 "a FIFO as the result: refused at once, never waited on" timeout 10 "$asm" --project "$proj" --wu-name r_0 --app separation --command-line "$cmd" 108 "$work/fifo"
 check 1 "a FIFO as the table" timeout 10 "$asm" --table "$work/fifo" --wu-name r_0 --app separation --command-line "$cmd" 108 "$res"

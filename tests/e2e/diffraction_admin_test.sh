@@ -281,12 +281,12 @@ EOF
     fi
     vcheck 0 "compare, r00 5e-9 apart (relative)" "$validate" compare "$good" "$work/r00_close.txt"
     vcheck 1 "compare, r00 1e-6 apart" "$validate" compare "$good" "$work/r00_far.txt"
-    says "point 2: r00 differs by .* relative to max(|r00|, 0.01) (r00_tolerance 1e-08)" "the message names the point, r00 and the tolerance"
+    says "point 2: r00 .* differ by .* relative to max(|r00|, 0.01) (r00_tolerance 1e-08)" "the message names the point, r00 and the tolerance"
     vcheck 0 "compare, r00 1e-6 apart, --r00-tolerance 1e-5" "$validate" --r00-tolerance 1e-5 compare "$good" "$work/r00_far.txt"
     vcheck 0 "compare, the first order's R 5e-9 apart" "$validate" compare "$good" "$work/R_close.txt"
     vcheck 1 "compare, the first order's R 1e-6 apart" "$validate" compare "$good" "$work/R_far.txt"
     vcheck 1 "compare, R_total 1e-6 apart" "$validate" compare "$good" "$work/Rt_far.txt"
-    says "point 0: R_total differs by .* (efficiency_tolerance 1e-08)" "the message names R_total and the tolerance"
+    says "point 0: R_total .* and .* differ by .* (efficiency_tolerance 1e-08)" "the message names R_total and the tolerance"
     vcheck 0 "compare, R_total 1e-6 apart, --efficiency-tolerance 1e-5" \
         "$validate" --efficiency-tolerance 1e-5 compare "$good" "$work/Rt_far.txt"
     vcheck 1 "compare, another work unit's table" "$validate" compare "$good" "$other"
@@ -317,7 +317,7 @@ EOF
         "$validate" compare "$work/makes_unb.txt" "$work/makes_unb.txt"
     vcheck 1 "compare, an unbalanced point's r00 1e-6 apart" \
         "$validate" compare "$work/makes_unb.txt" "$work/makes_unb_far.txt"
-    says "point 1: r00 differs" "unbalanced points' numbers are compared"
+    says "point 1: r00 .* differ by" "unbalanced points' numbers are compared"
     vcheck 1 "compare, ok in one, unbalanced in the other (far apart)" \
         "$validate" compare "$good" "$work/makes_unb.txt"
     # a hand-made lossless-substrate point absorbing 5%: ok where a layer

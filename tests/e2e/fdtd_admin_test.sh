@@ -295,7 +295,9 @@ fi
 # energy=STEP:X, norm=FIELD:X (relative), end=0 (no end line),
 # cut=N (only the first N lines, no end), nan=STEP:PROBE, noise=PROBE:SEED
 # (the probe's series round-off noise of 1e-19), hznoise=X (hz's norms X
-# times 1e-19: a component zero by symmetry)
+# times 1e-19: a component zero by symmetry), tables=HASH (a host_tables
+# line: results from one host's libm tables), lastdigit=STEP:PROBE (that
+# value's last printed digit changed: 1 ulp or so)
 mk() {
     python3 - "$@" <<'EOF'
 import math, sys
@@ -308,6 +310,8 @@ lines = ["# orrery fdtd results 1", "work_unit %s" % o.get("wu", "0123456789abcd
          "application orrery 0.1.0 made-up by fdtd_admin_test.sh", "param %s" % o.get("param", "n 8").replace(":", " "),
          "grid 8 8 8 cell 0.001 0.001 0.001 dt %s steps %d boundary pec arithmetic %s precision %s"
          % (o.get("dt", "1.9065748695310057e-12"), steps, o.get("arithmetic", "faithful"), o.get("precision", "double"))]
+if "tables" in o:
+    lines.append("host_tables %s" % o["tables"])
 lines += ["probe %d %s %s %s %s" % (p, f, i, j, k) for p, (f, i, j, k) in enumerate(probes)]
 def value(n, p):   # a pulse that rings: large mid-series, small at both ends
     return (p + 1) * 0.37 * math.sin(0.7 * n + p) * math.exp(-((n - steps / 2) / (steps / 6)) ** 2)
@@ -324,6 +328,13 @@ if "nan" in o:
     s, p = o["nan"].split(":")
     series[int(s) - 1][int(p)] = float("nan")
 lines += ["series %d %s" % (n, " ".join(g % v for v in vals)) for n, vals in enumerate(series, 1)]
+if "lastdigit" in o:
+    s, p = (int(x) for x in o["lastdigit"].split(":"))
+    w = lines[-steps - 1 + s].split()
+    mant, e = (w[2 + p].split("e") + [""])[:2]
+    mant = mant[:-1] + ("1" if mant[-1] != "1" else "2")
+    w[2 + p] = mant + ("e" + e if e else "")
+    lines[-steps - 1 + s] = " ".join(w)
 energy = [(k, 1e-20 * (1 - math.exp(-k / 15.0))) for k in range(10, steps + 1, 10)]
 if "energy" in o:
     s, x = o["energy"].split(":")
@@ -372,6 +383,36 @@ for mode in "faithful double 1e-12" "fast double 1e-9" "faithful single 1e-5" "f
     check 0 "$m: a norm 0.4 x $tol apart (hy: the H field's largest L2 norm)" "$v" compare "$base.txt" "$base-nin.txt"
     check 1 "$m: a norm 4 x $tol apart" "$v" compare "$base.txt" "$base-nout.txt"
 done
+# faithful results from the same host tables are bit-identical from every
+# backend: compared exactly, so a last-digit change is refused; fast ones
+# (and faithful ones from two hosts' tables) within their tolerance
+for a in faithful fast; do
+    for p in double single; do
+        mk "$work/x_$a$p.txt" arithmetic=$a precision=$p tables=00c0ffee00c0ffee
+        mk "$work/y_$a$p.txt" arithmetic=$a precision=$p tables=00c0ffee00c0ffee lastdigit=30:0
+    done
+done
+cmp -s "$work/x_faithfuldouble.txt" "$work/y_faithfuldouble.txt" &&
+    fail "lastdigit changed nothing" || pass "lastdigit: one value's last printed digit changed"
+check 0 "faithful double, same host tables: identical results" \
+    "$v" compare "$work/x_faithfuldouble.txt" "$work/x_faithfuldouble.txt"
+check 1 "faithful double, same host tables: the last digit of one value refused (exact)" \
+    "$v" compare "$work/x_faithfuldouble.txt" "$work/y_faithfuldouble.txt"
+says "x_faithfuldouble.txt:[0-9]* and .*y_faithfuldouble.txt:[0-9]*: probe 0 at step 30: .* and .* (faithful double: bit-identical backends, host_tables 00c0ffee00c0ffee: compared exactly)" \
+    "the message: both files and lines, the quantity, both values, why exact"
+check 1 "faithful single, same host tables: the last digit refused (exact)" \
+    "$v" compare "$work/x_faithfulsingle.txt" "$work/y_faithfulsingle.txt"
+check 0 "fast double: the last digit within 1e-9" "$v" compare "$work/x_fastdouble.txt" "$work/y_fastdouble.txt"
+check 0 "fast single: the last digit within 1e-3" "$v" compare "$work/x_fastsingle.txt" "$work/y_fastsingle.txt"
+mk "$work/z_faithfuldouble.txt" arithmetic=faithful precision=double tables=0badc0de0badc0de lastdigit=30:0
+check 0 "faithful double, another host's tables: the last digit within 1e-12" \
+    "$v" compare "$work/x_faithfuldouble.txt" "$work/z_faithfuldouble.txt"
+mk "$work/t2.txt" tables=00c0ffee00c0ffee
+sed 's/^host_tables .*/&\nhost_tables 00c0ffee00c0ffee/' "$work/t2.txt" >"$work/t3.txt"
+check 1 "init: two host_tables lines" "$v" init "$work/t3.txt"
+sed 's/^host_tables .*/host_tables 00C0FFEE/' "$work/t2.txt" >"$work/t4.txt"
+check 1 "init: a malformed host_tables line" "$v" init "$work/t4.txt"
+# the app's own: one run against itself and another thread count, exactly
 f=$work/faithful_double.txt
 # the tolerance comes from the files' mode: 1e-10 apart fails faithful double, passes fast double
 mk "$work/fd-1e10.txt" series=3:1:1e-10

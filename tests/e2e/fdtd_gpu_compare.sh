@@ -4,7 +4,9 @@
 # snapshots; the `application`, `cell_updates_per_second` and `seconds`
 # lines left out), fast ones the same numbers within 1e-12 relative per
 # value in double precision and 1e-5 in single (docs/fdtd.md section 3).
-# An app that is not built, or whose device is missing (exit 75, or 78
+# Each GPU result is also put to orrery-validate compare against the CPU
+# one (where the build has it): the quorum must pair them. An app that is
+# not built, or whose device is missing (exit 75, or 78
 # with "no usable": a CUDA app on a machine without a driver it can use),
 # is skipped with a message. Prints PASS/FAIL/SKIP a unit and app, then a
 # summary; exits 1 when anything failed, 77 (automake's skip) when no GPU
@@ -145,6 +147,18 @@ for app in app_cuda/orrery_cuda app_opencl/orrery_opencl; do
             continue
         fi
         mode=$(grep '^grid ' "$work/cpu/$u/results.txt")
+        # the quorum's verdict: orrery-validate pairs the CPU and GPU
+        # results (faithful ones with the same host_tables digit for digit)
+        if [ -x "$build/workunits/orrery-validate" ]; then
+            if why=$("$build/workunits/orrery-validate" compare "$work/cpu/$u/results.txt" \
+                    "$dir/results.txt" 2>&1); then
+                echo "PASS $u $name: orrery-validate compare pairs it with the CPU result"
+                passed=$((passed + 1))
+            else
+                echo "FAIL $u $name: orrery-validate compare: $why"
+                failed=$((failed + 1))
+            fi
+        fi
         if [[ $mode == *"arithmetic faithful"* ]]; then
             if why=$(same_bytes "$work/cpu/$u" "$dir"); then
                 echo "PASS $u $name: bit-identical"

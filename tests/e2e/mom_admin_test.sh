@@ -8,10 +8,13 @@
 #     --list and --lhs, a larger output template for many echo lines, and
 #     refusals with their exit codes: a work unit the app refuses (its
 #     message, the template line, nothing written), the faithful solver in
-#     single precision (the app's exit 69), a `current` statement, results
-#     past 1 GiB, a placeholder naming no sampled parameter, usage;
+#     single precision (the app's exit 69), results past 1 GiB, a
+#     placeholder naming no sampled parameter, usage; a `current`
+#     statement accepted, its .npy sized from npy_bytes;
 #  2. the templates: well-formed, one input opening as mom_wu.txt, the
-#     output as mom_results.txt, "<result>" ending its line;
+#     outputs as mom_results.txt and mom_current.npy (optional), the
+#     generator's default output template the same, "<result>" ending its
+#     line;
 #  3. orrery-validate on the app's own results: two runs of one work unit
 #     (1 and 2 threads) agree; an echo width moved within and beyond the
 #     double and single tolerances (dB and sigma/lambda), a null compared
@@ -19,7 +22,11 @@
 #     a mom result against an fdtd and a separation one, another work unit
 #     hash, params, geometry or solver, malformed lines, a backward error
 #     above 30, the configuration keys and options, script_validator's
-#     links.
+#     links; 4. the currents' .npy beside the results: init and compare
+#     with it (the four files script_validator passes), a value moved
+#     within and beyond current_tolerance, a missing, truncated, misshapen
+#     or non-finite .npy, three files for a result; orrery-assimilate
+#     keeps it (mom-currents/NAME.npy, the row's "currents").
 # Environment: ORR_APP (the CPU app with the mom kind: its build tree has
 # orrery-validate), ORR_VALIDATE (default: the build tree's
 # workunits/orrery-validate), ORR_WUGEN (default: the source tree's
@@ -121,11 +128,12 @@ if [ "$(cat "$work/g"/jobs_*.txt | wc -l)" = 3 ] && [ -n "$job" ] &&
 else
     fail "jobs/submit: $(grep -h g_1 "$work/g"/jobs_*.txt) / $(grep create_work "$work/g/submit.sh" | head -1) / want $want"
 fi
-# the disk bound: 2 * the input + the 64 MiB output limit + 2 * bytes + 64 MiB
+# the disk bound: 2 * the input + the output limits (64 MiB the results,
+# 64 MiB the currents) + 2 * bytes + 64 MiB
 disk=$(python3 -c 'import sys, os
-print("%.0f" % (2 * os.path.getsize(sys.argv[1]) + 64 * 2**20 + 2 * float(sys.argv[2]) + 64 * 2**20))' "$wu1" "$(key bytes)")
+print("%.0f" % (2 * os.path.getsize(sys.argv[1]) + 2 * 64 * 2**20 + 2 * float(sys.argv[2]) + 64 * 2**20))' "$wu1" "$(key bytes)")
 grep -q -- "--rsc_disk_bound $disk .*jobs_$k.txt" "$work/g/submit.sh" &&
-    pass "rsc_disk_bound $disk: 2 x the input + the output limit + 2 x bytes + 64 MiB" ||
+    pass "rsc_disk_bound $disk: 2 x the input + the output limits + 2 x bytes + 64 MiB" ||
     fail "rsc_disk_bound: want $disk: $(grep "jobs_$k" "$work/g/submit.sh")"
 # a grid and a Latin hypercube
 gen -t "$work/t.txt" --grid ka=3:5:3 solver=reference -n G -o "$work/G" >/dev/null 2>&1 &&
@@ -148,11 +156,11 @@ many() { # INCIDENCES: a template with that many incidence angles x 100000 echo 
 }
 many 11 >"$work/long.txt"
 if gen -t "$work/long.txt" --grid r=0.3 -n L -o "$work/L" >/dev/null 2>&1 &&
-    grep -qF "<max_nbytes>134217728</max_nbytes>" "$work/L/templates/mom_out_128M" &&
-    grep -q -- "--result_template templates/mom_out_128M " "$work/L/submit.sh" &&
+    grep -qF "<max_nbytes>134217728</max_nbytes>" "$work/L/templates/mom_out_128M_64M" &&
+    grep -q -- "--result_template templates/mom_out_128M_64M " "$work/L/submit.sh" &&
     grep -q 'cp "$t" "$to"' "$work/L/submit.sh" && sh -n "$work/L/submit.sh" &&
-    [ "$(sed 's/134217728/67108864/' "$work/L/templates/mom_out_128M")" = "$(cat "$templates/mom_out")" ]; then
-    pass "11 incidences x 100000 echo angles: templates/mom_out_128M (mom_out but for max_nbytes), which submit.sh installs"
+    [ "$(sed 's/134217728/67108864/' "$work/L/templates/mom_out_128M_64M")" = "$(cat "$templates/mom_out")" ]; then
+    pass "11 incidences x 100000 echo angles: templates/mom_out_128M_64M (mom_out but for the results' max_nbytes), which submit.sh installs"
 else
     fail "a long run's template: $(ls "$work/L" "$work/L/templates" 2>&1 | tr '\n' ' ')"
 fi
@@ -166,9 +174,9 @@ gen -t "$work/big.txt" --grid r=0.3 -n B -o "$work/B" >/dev/null 2>&1
 rb=$(sed -n 's/^results_bytes //p' "$work/check_big")
 if [ -n "$rb" ] &&
     [ "$(awk -v b="$rb" 'BEGIN { print (b > 512 * 2^20 && b <= 2^30) }')" = 1 ] &&
-    grep -qF "<max_nbytes>1073741824</max_nbytes>" "$work/B/templates/mom_out_1024M" &&
-    grep -q -- "--result_template templates/mom_out_1024M " "$work/B/submit.sh"; then
-    pass "120 incidences x 100000 echo angles: results_bytes $rb, templates/mom_out_1024M"
+    grep -qF "<max_nbytes>1073741824</max_nbytes>" "$work/B/templates/mom_out_1024M_64M" &&
+    grep -q -- "--result_template templates/mom_out_1024M_64M " "$work/B/submit.sh"; then
+    pass "120 incidences x 100000 echo angles: results_bytes $rb, templates/mom_out_1024M_64M"
 else
     fail "the template from results_bytes ($rb): $(ls "$work/B" "$work/B/templates" 2>&1 | tr '\n' ' ')"
 fi
@@ -194,9 +202,15 @@ gen -t "$work/t.txt" --grid ka=3,4 solver=mixed --app mom_mixed -n M -o "$work/M
 check 65 "the faithful solver in single precision (the app's exit 69)" \
     gen -t <(sed 's/^solver .*/solver ${solver}\nprecision single/' "$work/t.txt") --grid ka=3 solver=faithful -o "$work/x"
 says "the faithful solver runs in double only" "the message: the app's reason"
-check 65 "a current statement (the output template uploads the results only)" \
-    gen -t <(echo "current every=2" | cat "$work/t.txt" -) --grid ka=3 solver=reference -o "$work/x"
-says "current: the mom output template uploads mom_results.txt only" "the message says why"
+# a current statement: the .npy is the output template's second file
+if gen -t <(echo "current every=2" | cat "$work/t.txt" -) --grid ka=3,4 solver=reference -n C \
+        -o "$work/C" >/dev/null 2>&1 &&
+    grep -q -- "--result_template templates/mom_out " "$work/C/submit.sh" &&
+    grep -q "output limit 64+64 MiB" "$work/C/summary.txt"; then
+    pass "a current statement: accepted, the currents within mom_out's 64 MiB .npy"
+else
+    fail "a current statement: $(cat "$work/C/summary.txt" 2>&1 | tail -3 | tr '\n' '|')"
+fi
 check 65 "a bad template: the first statement" \
     gen -t <(sed 's/^orrery-mom 1/orrery-fdtd 1/' "$work/t.txt") --grid ka=3 solver=reference -o "$work/x"
 check 65 "a placeholder naming no sampled parameter" gen -t "$work/t.txt" --grid ka=3 -o "$work/x"
@@ -235,7 +249,23 @@ for e in "<name><OUTFILE_0/></name>" "<generated_locally/>" "<upload_when_presen
     "<url><UPLOAD_URL/></url>" "<file_name><OUTFILE_0/></file_name>" "<open_name>mom_results.txt</open_name>"; do
     grep -qF "$e" "$templates/mom_out" || { ok=0; fail "mom_out lacks $e"; }
 done
-grep -q "OUTFILE_1" "$templates/mom_out" && { ok=0; fail "mom_out: one output only (the validator takes one file a result)"; }
+python3 - "$templates/mom_out" <<'X' || { ok=0; fail "mom_out: the second output is not the optional mom_current.npy"; }
+import re, sys
+t = open(sys.argv[1]).read()
+refs = re.findall(r"<file_ref>(.*?)</file_ref>", t, re.S)
+sys.exit(not (len(refs) == 2 and "<open_name>mom_current.npy</open_name>" in refs[1] and
+              "<optional/>" in refs[1] and "<optional/>" not in refs[0] and
+              t.count("<file_info>") == 2 and "<name><OUTFILE_1/></name>" in t))
+X
+# the generator writes its larger templates from the same text
+python3 - "$wugen" "$templates/mom_out" <<'X' || { ok=0; fail "mom_out differs from the generator's out_template"; }
+import os, sys
+src = open(os.path.join(os.path.dirname(sys.argv[1]), "mom", "orrery-wugen-mom")).read()
+space = {"__name__": "not_main"}
+exec(compile(src, "orrery-wugen-mom", "exec"), space)
+made = space["out_template"]((64 << 20, 64 << 20), space["Mom"]().output_names)
+sys.exit(made != open(sys.argv[2]).read())
+X
 grep -qx "<result>" "$templates/mom_out" || { ok=0; fail "mom_out: <result> must end its line"; }
 [ $ok = 1 ] && pass "mom_in and mom_out well-formed, with the required elements"
 
@@ -339,7 +369,7 @@ check 1 "--echo-sigma-tolerance 1e-8 refuses the 4e-7 dB one (9.2e-8 relative)" 
     "$v" --echo-sigma-tolerance 1e-8 compare "$work/a.txt" "$work/d_in.txt"
 printf 'echo_tolerance = 1\n' >"$work/bad.conf"
 check 3 "a configuration with an unknown key (transient)" "$v" --config "$work/bad.conf" init "$work/a.txt"
-says "(mom: echo_db_tolerance, echo_sigma_tolerance, echo_db_tolerance_single, echo_sigma_tolerance_single)" \
+says "(mom: echo_db_tolerance, echo_sigma_tolerance, echo_db_tolerance_single, echo_sigma_tolerance_single, current_tolerance, current_tolerance_single)" \
     "the message lists the mom keys"
 # truncated, missing, malformed
 head -n -1 "$work/a.txt" >"$work/no_end.txt"
@@ -431,6 +461,63 @@ check 1 "via the links: compare, beyond the tolerance" in_tmp ../bin/orrery-vali
 printf 'echo_db_tolerance = 1e-4\n' >"$proj/bin/orrery-validate.conf"
 check 0 "via the links: bin/orrery-validate.conf's echo_db_tolerance" \
     in_tmp ../bin/orrery-validate-compare "$work/a.txt" "$work/d_out.txt"
+
+echo "== 4. the currents' .npy"
+sed 's/^solver .*/solver reference/' "$work/g/wu/g_0.txt" >"$work/cur_wu.txt"
+echo "current every=3" >>"$work/cur_wu.txt"
+runc() { # OUT NPY THREADS
+    (cd "$work" && "$app" mom -w cur_wu.txt -o "$1" --npy "$2" -i -c --nthreads "$3" >/dev/null 2>"$1.err") ||
+        fail "the app with currents: $(tail -1 "$work/$1.err")"
+}
+runc c1.txt c1.npy 1
+runc c2.txt c2.npy 2
+c1=$work/c1.txt n1=$work/c1.npy
+grep -q "^current every 3 rows [0-9]* incidences [0-9]*$" "$c1" &&
+    pass "the results' current line: $(grep '^current' "$c1")" || fail "no current line in $c1"
+check 0 "init: the results and their currents" "$v" init "$c1" "$n1"
+check 0 "init: the results alone (an older output template)" "$v" init "$c1"
+check 0 "compare: 1 and 2 threads, with the currents (script_validator's four files)" \
+    "$v" compare "$c1" "$n1" "$work/c2.txt" "$work/c2.npy"
+npyedit() { # IN OUT PYTHON: a copy of a .npy, a changed by PYTHON
+    python3 -c "import numpy as np, sys; a = np.load(sys.argv[1]); $3; np.save(sys.argv[2], a)" "$1" "$2"
+}
+if python3 -c "import numpy" 2>/dev/null; then
+    npyedit "$n1" "$work/near.npy" "a[4, 2] += 1e-9 * abs(a[:, 2:4]).max()"
+    npyedit "$n1" "$work/far.npy" "a[4, 3] += 1e-4 * abs(a[:, 2:4]).max()"
+    npyedit "$n1" "$work/nan.npy" "a[1, 2] = np.nan"
+    npyedit "$n1" "$work/short.npy" "a = a[:-1]"
+    npyedit "$n1" "$work/f4.npy" "a = a.astype(np.float32)"
+    check 0 "compare: a current moved by 1e-9 of the largest (current_tolerance 1e-6)" \
+        "$v" compare "$c1" "$n1" "$c1" "$work/near.npy"
+    check 1 "compare: a current moved by 1e-4 of the largest" "$v" compare "$c1" "$n1" "$c1" "$work/far.npy"
+    says "currents .*c1.npy and .*far.npy: row 4, Im J: .* differ by .* of the largest .* (current_tolerance 1e-06, double precision)" \
+        "the message: both files, the row, the quantity, the values and the tolerance"
+    check 0 "compare: the same, with --current-tolerance 1e-3" \
+        "$v" --current-tolerance 1e-3 compare "$c1" "$n1" "$c1" "$work/far.npy"
+    check 1 "init: a current that is not finite" "$v" init "$c1" "$work/nan.npy"
+    says "nan.npy: row 1, column 2: nan is not finite" "the message: file, row, column"
+    check 1 "init: a row missing" "$v" init "$c1" "$work/short.npy"
+    says "short.npy: float64 of 2 dimension(s), shape (.*); .*c1.txt's 'current' line wants" "the message: file, shape, why"
+    check 1 "init: float32 currents" "$v" init "$c1" "$work/f4.npy"
+else
+    fail "no numpy for the .npy edits"
+fi
+head -c 200 "$n1" >"$work/cut.npy"
+check 1 "init: a truncated .npy" "$v" init "$c1" "$work/cut.npy"
+says "cut.npy: data truncated" "the message: file and why"
+check 1 "init: the currents missing though the results name them" "$v" init "$c1" "$work/none.npy"
+says "none.npy: missing, though .*c1.txt has 'current every 3'" "the message: which file, why"
+check 0 "init: no current line, a results' .npy path absent (the optional file)" "$v" init "$work/a.txt" "$work/none.npy"
+check 3 "init: three files for a mom result (the template's mistake: transient)" "$v" init "$c1" "$n1" "$n1"
+asm=${ORR_ASSIMILATE:-$top/workunits/orrery-assimilate}
+if [ -x "$asm" ] && "$asm" --project "$work/ap" --app mom --wu-name cur_7 --command-line "mom cur_wu.txt" \
+        --validator "$v" 7 "$c1" "$n1" 2>"$work/asm.err" &&
+    cmp -s "$n1" "$work/ap/orrery/mom-currents/cur_7.npy" &&
+    grep -q '"currents": "mom-currents/cur_7.npy"' "$work/ap/orrery/mom.jsonl"; then
+    pass "orrery-assimilate keeps the currents: orrery/mom-currents/cur_7.npy, named in the row"
+else
+    fail "orrery-assimilate and the currents: $(cat "$work/asm.err")"
+fi
 
 echo "$passed passed, $failed failed"
 [ $failed -eq 0 ]

@@ -380,7 +380,9 @@ static int dif_compare(const char *a_path, const char *b_path, const void *ra, c
         if (!(fabs(x->lambda - y->lambda) <= DIF_POINT_TOLERANCE * x->lambda &&
               fabs(x->theta - y->theta) <= DIF_POINT_TOLERANCE &&
               fabs(x->phi - y->phi) <= DIF_POINT_TOLERANCE))
-            return vd_say(INVALID, "point %d: lambda, theta, phi differ (%s)", p, b_path);
+            return vd_say(INVALID, "point %d: lambda, theta, phi %.17g %.17g %.17g, the other "
+                          "result %.17g %.17g %.17g (%s)", p, y->lambda, y->theta, y->phi,
+                          x->lambda, x->theta, x->phi, b_path);
         const int nx = x->status == DIF_POINT_NOT_CONVERGED;
         const int ny = y->status == DIF_POINT_NOT_CONVERGED;
         if (nx != ny)
@@ -397,13 +399,14 @@ static int dif_compare(const char *a_path, const char *b_path, const void *ra, c
         const double scale = fmax(fmax(ax, ay), DIF_R00_FLOOR);
         const double d = hypot(x->r00[0] - y->r00[0], x->r00[1] - y->r00[1]) / scale;
         if (!(d <= tol[DIF_TOL_R00]))
-            return vd_say(INVALID, "point %d: r00 differs by %.3g relative to max(|r00|, %g) "
-                          "(%s %.3g)", p, d, DIF_R00_FLOOR, dif_tolerances[DIF_TOL_R00].key,
+            return vd_say(INVALID, "point %d: r00 %.17g%+.17gi and %.17g%+.17gi differ by %.3g "
+                          "relative to max(|r00|, %g) (%s %.3g)", p, x->r00[0], x->r00[1],
+                          y->r00[0], y->r00[1], d, DIF_R00_FLOOR, dif_tolerances[DIF_TOL_R00].key,
                           tol[DIF_TOL_R00]);
         for (int j = 0; j < 3; j++)
             if (!dif_close(x->v[j], y->v[j], tol[DIF_TOL_EFFICIENCY]))
-                return vd_say(INVALID, "point %d: %s differs by %.3g (%s %.3g)", p,
-                              dif_value_names[j], fabs(x->v[j] - y->v[j]),
+                return vd_say(INVALID, "point %d: %s %.17g and %.17g differ by %.3g (%s %.3g)", p,
+                              dif_value_names[j], x->v[j], y->v[j], fabs(x->v[j] - y->v[j]),
                               dif_tolerances[DIF_TOL_EFFICIENCY].key, tol[DIF_TOL_EFFICIENCY]);
         if (x->n_orders != y->n_orders)
             return vd_say(INVALID, "point %d: %d orders, the other result %d (%s)", p,
@@ -415,8 +418,9 @@ static int dif_compare(const char *a_path, const char *b_path, const void *ra, c
                 return vd_say(INVALID, "point %d: other orders (%s)", p, b_path);
             if (!dif_close(o->R, q->R, tol[DIF_TOL_EFFICIENCY]) ||
                 !dif_close(o->T, q->T, tol[DIF_TOL_EFFICIENCY]))
-                return vd_say(INVALID, "point %d: order (%d, %d): R or T differs by %.3g (%s %.3g)",
-                              p, o->m, o->n, fmax(fabs(o->R - q->R), fabs(o->T - q->T)),
+                return vd_say(INVALID, "point %d: order (%d, %d): R %.17g and %.17g, T %.17g and "
+                              "%.17g: differ by %.3g (%s %.3g)", p, o->m, o->n, o->R, q->R, o->T,
+                              q->T, fmax(fabs(o->R - q->R), fabs(o->T - q->T)),
                               dif_tolerances[DIF_TOL_EFFICIENCY].key, tol[DIF_TOL_EFFICIENCY]);
         }
     }

@@ -11,7 +11,7 @@
 # (A 1 GiB fdtd result is a 1 GiB line: batch such results with
 # batch_collect_assimilator instead if that is too much.)
 
-FDTD_RECORDS = ("grid", "probe", "series", "energy", "norm", "cell_updates_per_second",
+FDTD_RECORDS = ("grid", "host_tables", "probe", "series", "energy", "norm", "cell_updates_per_second",
                 "seconds")
 
 KINDS["fdtd"] = Kind(records_rows("fdtd", FDTD_RECORDS), no_parameters)

@@ -5,17 +5,21 @@
  * work_unit (16 hex digits), one application, param lines (NAME VALUE), one
  * grid line (NX NY NZ within 1..8192, cell sizes and dt > 0, 1 <= steps,
  * boundary thesis|pec|cpml, arithmetic faithful|fast, precision
- * double|single; param names as diffraction's, each once), probe lines
- * 0..P-1 (a field and a cell of the padded grid), exactly `steps` series
+ * double|single; param names as diffraction's, each once), at most one
+ * host_tables line (16 hex digits), probe lines 0..P-1 (a field and a
+ * cell of the padded grid), exactly `steps` series
  * lines numbered 1..steps with P finite values each, energy lines (steps
  * increasing within 0..steps, finite), the six norm lines ex ey ez hx hy hz
  * (finite, >= 0), cell_updates_per_second and seconds (finite, >= 0), and
  * `end` last, at most 1 GiB; no other lines. compare: both pass init, with
  * the same grid line (every value equal), work_unit (the work unit's
  * content hash, the same from every backend), param lines, probe lines and
- * energy steps (not the application line); tolerance tol from the grid
- * line's arithmetic and precision: 1e-12 faithful double (the backends are
- * bit-identical, only the host's libm exp in the source can differ), 1e-9
+ * energy steps (not the application line). Faithful results with the same
+ * host_tables (the hash of the only values the host's libm makes) are
+ * bit-identical from every backend: their series, energy and norm values
+ * must be the same digits (fd_same_digits). Otherwise tolerance tol from
+ * the grid line's arithmetic and precision: 1e-12 faithful double
+ * (bit-identical backends, but two hosts' libms made the tables), 1e-9
  * fast double, 1e-5 faithful single, 1e-3 fast single. Each probe's series:
  * |a - b| <= tol * S at every step, S its field's size: the largest |value|
  * over the whole series of every probe of the same field (E or H) and the
@@ -37,12 +41,12 @@
 
 /* Records in the order the app writes them; a stage's lines are
  * consecutive. */
-enum { FD_WU, FD_APP, FD_PARAM, FD_GRID, FD_PROBE, FD_SERIES, FD_ENERGY, FD_NORM, FD_CUPS,
-       FD_SECONDS, FD_END, FD_N_STAGES };
+enum { FD_WU, FD_APP, FD_PARAM, FD_GRID, FD_TABLES, FD_PROBE, FD_SERIES, FD_ENERGY, FD_NORM,
+       FD_CUPS, FD_SECONDS, FD_END, FD_N_STAGES };
 
 static const char *const fd_keys[FD_N_STAGES] = {
-    "work_unit", "application", "param", "grid", "probe", "series", "energy", "norm",
-    "cell_updates_per_second", "seconds", "end"};
+    "work_unit", "application", "param", "grid", "host_tables", "probe", "series", "energy",
+    "norm", "cell_updates_per_second", "seconds", "end"};
 static const char *const fd_fields[FDTD_N_FIELDS] = {"ex", "ey", "ez", "hx", "hy", "hz"};
 static const char *const fd_boundaries[3] = {"thesis", "pec", "cpml"};
 static const char *const fd_arithmetics[2] = {"faithful", "fast"};
@@ -65,6 +69,7 @@ typedef struct {
     const char *at[FD_N_STAGES];         /* each stage's first line, in buf */
     int line[FD_N_STAGES];               /* and its line number */
     char work_unit[17];                  /* the work unit's content hash */
+    char host_tables[17];                /* the hash of the host's libm tables, or "" */
     fd_grid grid;
     long last_energy;                    /* step of the last energy line */
     double norm[FDTD_N_FIELDS][2];       /* L2, max */
@@ -162,6 +167,11 @@ static int fd_record(int st, const char **tok, const size_t *tlen, int n, fd_res
             return -1;
         memcpy(f->work_unit, tok[1], 16);
         return 0;
+    case FD_TABLES:
+        if (n != 2 || tlen[1] != 16 || strspn(tok[1], "0123456789abcdef") < 16)
+            return -1;
+        memcpy(f->host_tables, tok[1], 16);
+        return 0;
     case FD_APP:
         return n >= 2 ? 0 : -1;
     case FD_PARAM:
@@ -192,6 +202,7 @@ static int fd_complete(const fd_result *f, int t)
 {
     switch (t) {
     case FD_PARAM:
+    case FD_TABLES:   /* at most one; none from an app before it */
     case FD_ENERGY:
         return 1;
     case FD_PROBE:
@@ -448,11 +459,56 @@ static int fd_same_norms(const char *b_path, const fd_result *a, const fd_result
     return VALID;
 }
 
+/* Faithful results made from the same host tables (host_tables: the only
+ * inputs a host's libm rounds) are bit-identical from every backend
+ * (docs/fdtd.md section 3): their series, energies and norms are compared
+ * digit for digit, the %.17g the app wrote (the same digits, the same
+ * double). */
+static int fd_exact(const fd_result *a, const fd_result *b)
+{
+    return !a->grid.fast && a->host_tables[0] && strcmp(a->host_tables, b->host_tables) == 0;
+}
+
+/* Which value word k (from 0) of a line of stage st is, for a message. */
+static void fd_word_name(char *out, size_t cap, int st, const fd_pair *w, int k)
+{
+    if (st == FD_SERIES)
+        snprintf(out, cap, "probe %d at step %.*s", k - 2, (int)w->la[1], w->ta[1]);
+    else if (st == FD_ENERGY)
+        snprintf(out, cap, "the energy at step %.*s", (int)w->la[1], w->ta[1]);
+    else
+        snprintf(out, cap, "the %s norm of %.*s", k == 2 ? "L2" : "max", (int)w->la[1], w->ta[1]);
+}
+
+static int fd_same_digits(const char *a_path, const char *b_path, const fd_result *a,
+                          const fd_result *b, int st)
+{
+    if (a->count[st] != b->count[st])
+        return vd_say(INVALID, "%s: %ld '%s' lines, %s %ld", b_path, b->count[st], fd_keys[st],
+                      a_path, a->count[st]);
+    static fd_pair w;
+    char what[96];
+    if (a->count[st] > 0)
+        fd_pair_start(&w, a, b, st);
+    for (long i = 0; i < a->count[st]; i++) {
+        fd_pair_next(&w);
+        for (int k = 1; k < w.na; k++)
+            if (k >= w.nb || w.la[k] != w.lb[k] || memcmp(w.ta[k], w.tb[k], w.la[k]) != 0) {
+                fd_word_name(what, sizeof what, st, &w, k);
+                return vd_say(INVALID, "%s:%d and %s:%d: %s: %.*s and %.*s (%s: bit-identical "
+                              "backends, host_tables %s: compared exactly)", a_path, w.a.line,
+                              b_path, w.b.line, what, (int)w.la[k], w.ta[k],
+                              k < w.nb ? (int)w.lb[k] : 0, k < w.nb ? w.tb[k] : "",
+                              fd_mode(&a->grid), a->host_tables);
+            }
+    }
+    return VALID;
+}
+
 static int fd_compare(const char *a_path, const char *b_path, const void *ra, const void *rb,
                       const double *unused)
 {
     const fd_result *a = ra, *b = rb;
-    (void)a_path;
     (void)unused;
     /* The hash is the work unit's content's: every backend writes the same. */
     if (memcmp(a->work_unit, b->work_unit, 16) != 0)
@@ -463,6 +519,12 @@ static int fd_compare(const char *a_path, const char *b_path, const void *ra, co
         rc = fd_same_lines(b_path, a, b, FD_PARAM);
     if (rc == VALID)
         rc = fd_same_lines(b_path, a, b, FD_PROBE);
+    if (fd_exact(a, b)) {
+        static const int exact_stages[3] = {FD_SERIES, FD_ENERGY, FD_NORM};
+        for (int i = 0; i < 3 && rc == VALID; i++)
+            rc = fd_same_digits(a_path, b_path, a, b, exact_stages[i]);
+        return rc;
+    }
     const double tol = fd_tolerances[a->grid.single][a->grid.fast];
     if (rc == VALID)
         rc = fd_same_series(b_path, a, b, tol);

@@ -12,7 +12,9 @@
  * single's eps in single (30 * 2^29 in the double eps the app writes);
  * growth_factor and smallest_pivot finite >= 0 from the faithful solver,
  * nan from the others; refinements whole, 0 but for mixed), at most one
- * warning line, one seconds line (fill, factor, solve finite >= 0), echo
+ * warning line, one seconds line (fill, factor, solve finite >= 0), at most
+ * one current line (every D rows R incidences I: R = ceil(N / D), the echo
+ * lines a whole number per incidence), echo
  * lines (echo PHI_INC PHI SIGMA DB: angles finite, sigma/lambda finite >=
  * 0, DB its 10 log10 as written with 17 digits (to 1e-12 relative: another
  * libm's log10 may differ by a few ulp), -inf for 0), and `end` last, at
@@ -26,11 +28,23 @@
  * digits). db_tol and sigma_tol by the precision line: echo_db_tolerance
  * (default 1e-6 dB) and echo_sigma_tolerance (1e-6) in double (reference,
  * faithful, mixed), echo_db_tolerance_single (0.05 dB) and
- * echo_sigma_tolerance_single (1e-2) in single. */
+ * echo_sigma_tolerance_single (1e-2) in single.
+ *
+ * The currents (load_more: the result's second file, the output
+ * template's mom_current.npy): where the table has a current line, a
+ * float64 .npy of shape (R, 2 + 2 I), finite, at most 1 GiB, missing:
+ * invalid (mo_load_npy says why); without one, not looked at. compare,
+ * where both results have theirs: the same current line, each value
+ * within current_tolerance (1e-6; current_tolerance_single 1e-2) times
+ * the largest |value| of its pair of columns (x, y; an incidence's Re J,
+ * Im J) in either result. No mom solver promises bit-identical results
+ * (OpenBLAS and the GPU libraries split their sums): always tolerances. */
+#include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "../validate/validate.h"
 #include "mom/mom.h"
@@ -52,22 +66,24 @@
 #define MO_NULL_SINGLE 1e-3
 
 enum { MO_TOL_ECHO_DB, MO_TOL_ECHO_SIGMA, MO_TOL_ECHO_DB_SINGLE, MO_TOL_ECHO_SIGMA_SINGLE,
-       MO_N_TOL };
+       MO_TOL_CURRENT, MO_TOL_CURRENT_SINGLE, MO_N_TOL };
 static const vd_tolerance mo_tolerances_of[MO_N_TOL] = {
     {"echo_db_tolerance", 1e-6, "mom, double; default 1e-6 dB absolute"},
     {"echo_sigma_tolerance", 1e-6, "mom, double; default 1e-6 relative"},
     {"echo_db_tolerance_single", 0.05, "mom, single; default 0.05 dB absolute"},
     {"echo_sigma_tolerance_single", 1e-2, "mom, single; default 1e-2 relative"},
+    {"current_tolerance", 1e-6, "mom, double; currents, default 1e-6 of the largest"},
+    {"current_tolerance_single", 1e-2, "mom, single; currents, default 1e-2 of the largest"},
 };
 
 /* Records in the order the app writes them; a stage's lines are
  * consecutive. */
 enum { MO_WU, MO_APP, MO_PARAM, MO_GEOMETRY, MO_WAVELENGTH, MO_SOLVE, MO_WARNING, MO_SECONDS,
-       MO_ECHO, MO_END, MO_N_STAGES };
+       MO_CURRENT, MO_ECHO, MO_END, MO_N_STAGES };
 
 static const char *const mo_keys[MO_N_STAGES] = {
     "work_unit", "application", "param", "geometry", "wavelength", "solve", "warning",
-    "seconds", "echo", "end"};
+    "seconds", "current", "echo", "end"};
 static const char *const mo_methods[2] = {"mom", "lcn"};
 static const char *const mo_solvers[3] = {"reference", "faithful", "mixed"};
 static const char *const mo_precisions[2] = {"double", "single"};
@@ -79,6 +95,11 @@ typedef struct {
     long unknowns;
     int method, solver, single, far_field;
 } mo_setup;
+
+/* current every D rows R incidences I: the .npy's shape, (R, 2 + 2 I) */
+typedef struct {
+    int every, rows, incidences;
+} mo_current;
 
 typedef struct {
     int stage;                           /* the last line's; -1 before any */
@@ -93,6 +114,9 @@ typedef struct {
     size_t params_len, params_cap;
     double *echo;                        /* [count[MO_ECHO]][3]: incidence, angle, sigma */
     size_t echo_cap;
+    mo_current current;                  /* the current line's, or zeros */
+    orr_npy npy;                         /* the currents, where uploaded (load_more) */
+    const char *npy_path;                /* and their file (the caller's string) */
 } mo_result;
 
 static void mo_free(void *result)
@@ -100,6 +124,7 @@ static void mo_free(void *result)
     mo_result *m = result;
     free(m->params);
     free(m->echo);
+    orr_npy_free(&m->npy);
     memset(m, 0, sizeof *m);
 }
 
@@ -192,6 +217,21 @@ static int mo_seconds_line(const char **tok, const size_t *tlen, int n)
     return 0;
 }
 
+/* current every D rows R incidences I: D whole 1..unknowns, R = ceil(N / D),
+ * I whole >= 1 (the work unit's incidences) */
+static int mo_current_line(const char **tok, const size_t *tlen, int n, mo_result *m)
+{
+    mo_current *c = &m->current;
+    const long u = m->setup.unknowns;
+    if (n != 7 || !vd_tok_eq(tok[1], tlen[1], "every") || !vd_tok_eq(tok[3], tlen[3], "rows") ||
+        !vd_tok_eq(tok[5], tlen[5], "incidences") ||
+        vd_whole(tok[2], tlen[2], 1, u, &c->every) != 0 ||
+        vd_whole(tok[4], tlen[4], 1, u, &c->rows) != 0 ||
+        vd_whole(tok[6], tlen[6], 1, MOM_MAX_ANGLES, &c->incidences) != 0)
+        return -1;
+    return c->rows == (u + c->every - 1) / c->every ? 0 : -1;
+}
+
 /* echo PHI_INC PHI SIGMA DB: the angles finite, sigma/lambda finite and
  * >= 0, DB its 10 log10 (17 digits: to MO_DB_ROUNDTRIP relative), -inf
  * where sigma is 0. */
@@ -264,6 +304,8 @@ static int mo_record(int st, const char **tok, const size_t *tlen, int n, mo_res
         return mo_solve_line(tok, tlen, n, m);
     case MO_SECONDS:
         return mo_seconds_line(tok, tlen, n);
+    case MO_CURRENT:
+        return mo_current_line(tok, tlen, n, m);
     case MO_ECHO:
         return mo_echo_line(tok, tlen, n, m);
     default:
@@ -284,7 +326,8 @@ static int mo_enter(const char *path, int line, mo_result *m, int st)
                    ? VALID
                    : vd_say(INVALID, "%s:%d: a second '%s' line", path, line, mo_keys[st]);
     for (int t = m->stage < 0 ? 0 : m->stage; t < st; t++)
-        if (t != MO_PARAM && t != MO_WARNING && t != MO_ECHO && m->count[t] != 1)
+        if (t != MO_PARAM && t != MO_WARNING && t != MO_CURRENT && t != MO_ECHO &&
+            m->count[t] != 1)
             return vd_say(INVALID, "%s:%d: '%s' without a '%s' line before it", path, line,
                           mo_keys[st], mo_keys[t]);
     m->stage = st;
@@ -334,7 +377,64 @@ static int mo_load(const char *path, const orr_buffer *buf, void *result)
     if (m->stage != MO_END)
         return vd_say(INVALID, "%s: truncated (no 'end' line; %ld echo lines)", path,
                       m->count[MO_ECHO]);
+    if (m->current.incidences && m->count[MO_ECHO] % m->current.incidences != 0)
+        return vd_say(INVALID, "%s: %ld echo lines, not a whole number for each of the %d "
+                      "incidences its 'current' line names", path, m->count[MO_ECHO],
+                      m->current.incidences);
     return VALID;
+}
+
+/* The currents' .npy (docs/mom.md section 4) beside a table whose
+ * `current` line gives its shape: float64, C order, (rows, 2 + 2
+ * incidences), every value finite, at most MAX_MO_BYTES. Absent where the
+ * table has no `current` line (the template's file is optional, the app
+ * writes none); a file there then is not this result's and is ignored.
+ * Missing where the table says it was written: the host did not upload
+ * it, which it does before reporting: invalid, not transient. */
+#define MAX_MO_NPY_BYTES ((size_t)1 << 30)
+
+static int mo_load_npy(const char *table_path, const char *path, mo_result *m)
+{
+    const mo_current *c = &m->current;
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return errno == ENOENT
+                   ? vd_say(INVALID, "%s: missing, though %s has 'current every %d' (the "
+                            "currents were not uploaded)", path, table_path, c->every)
+                   : vd_say(RETRY, "%s: cannot open: %s", path, strerror(errno));
+    if (!S_ISREG(st.st_mode))
+        return vd_say(RETRY, "%s: not a regular file", path);
+    if ((size_t)st.st_size > MAX_MO_NPY_BYTES)
+        return vd_say(INVALID, "%s: larger than %zu bytes: not a result's currents", path,
+                      MAX_MO_NPY_BYTES);
+    orr_error err;
+    orr_error_clear(&err);
+    m->npy_path = path;
+    orr_status s = orr_npy_read(path, &m->npy, &err);
+    if (s != ORR_OK)
+        return vd_say(s == ORR_ERR_OPEN || s == ORR_ERR_NOMEM ? RETRY : INVALID, "%s",
+                      err.message);
+    const orr_npy *a = &m->npy;
+    const long cols = 2 + 2L * c->incidences;
+    if (a->dtype != ORR_NPY_F8 || a->ndim != 2 || a->shape[0] != c->rows || a->shape[1] != cols)
+        return vd_say(INVALID, "%s: %s of %d dimension(s), shape (%ld, %ld); %s's 'current' line "
+                      "wants float64 (%d, %ld)", path, orr_npy_dtype_name(a->dtype), a->ndim,
+                      a->shape[0], a->ndim > 1 ? a->shape[1] : 0L, table_path, c->rows, cols);
+    const double *v = a->data;
+    for (size_t i = 0; i < a->count; i++)
+        if (!isfinite(v[i]))
+            return vd_say(INVALID, "%s: row %zu, column %zu: %g is not finite", path,
+                          i / (size_t)cols, i % (size_t)cols, v[i]);
+    return VALID;
+}
+
+static int mo_load_more(const char *table_path, char *const *paths, int n, void *result)
+{
+    mo_result *m = result;
+    /* an older output template uploads the table only: nothing to check */
+    if (n == 0 || m->current.every == 0)
+        return VALID;
+    return mo_load_npy(table_path, paths[0], m);
 }
 
 /* The echo widths: the same angles, then each sigma/lambda within the
@@ -391,11 +491,50 @@ static int mo_same_echo(const char *b_path, const mo_result *a, const mo_result 
     return VALID;
 }
 
+/* The largest |value| of columns c0, c0 + 1 of both results' currents. */
+static double mo_columns_max(const orr_npy *a, const orr_npy *b, long c0)
+{
+    const long rows = a->shape[0], cols = a->shape[1];
+    const double *x = a->data, *y = b->data;
+    double m = 0;
+    for (long r = 0; r < rows; r++)
+        for (long c = c0; c < c0 + 2; c++)
+            m = fmax(m, fmax(fabs(x[r * cols + c]), fabs(y[r * cols + c])));
+    return m;
+}
+
+/* The currents, where both results uploaded them: the points (columns 0,
+ * 1) and each incidence's Re J, Im J, each value within tol times the
+ * largest |value| of its pair of columns in either result (a solve's
+ * forward error is relative to the whole current, as the echo widths'). */
+static int mo_same_current(const mo_result *a, const mo_result *b, const double *tol)
+{
+    if (!a->npy.data || !b->npy.data)
+        return VALID;
+    const int key = a->setup.single ? MO_TOL_CURRENT_SINGLE : MO_TOL_CURRENT;
+    const long rows = a->npy.shape[0], cols = a->npy.shape[1];
+    const double *x = a->npy.data, *y = b->npy.data;
+    for (long c0 = 0; c0 < cols; c0 += 2) {
+        const double size = mo_columns_max(&a->npy, &b->npy, c0);
+        for (long r = 0; r < rows; r++)
+            for (long c = c0; c < c0 + 2; c++) {
+                const double d = fabs(x[r * cols + c] - y[r * cols + c]);
+                if (!(d <= tol[key] * size))
+                    return vd_say(INVALID, "currents %s and %s: row %ld, %s: %.17g and %.17g "
+                                  "differ by %.3g of the largest %.3g (%s %g, %s precision)",
+                                  a->npy_path, b->npy_path, r, c0 == 0 ? (c == 0 ? "x" : "y") : c % 2 ?
+                                  "Im J" : "Re J", x[r * cols + c], y[r * cols + c],
+                                  d / size, size, mo_tolerances_of[key].key, tol[key],
+                                  a->setup.single ? "single" : "double");
+            }
+    }
+    return VALID;
+}
+
 static int mo_compare(const char *a_path, const char *b_path, const void *ra, const void *rb,
                       const double *tol)
 {
     const mo_result *a = ra, *b = rb;
-    (void)a_path;
     /* The hash is the work unit's content's: every backend writes the same. */
     if (memcmp(a->work_unit, b->work_unit, 16) != 0)
         return vd_say(INVALID, "%s: another work unit (work_unit %s, the other result %s)", b_path,
@@ -411,7 +550,10 @@ static int mo_compare(const char *a_path, const char *b_path, const void *ra, co
         x->far_field != y->far_field)
         return vd_say(INVALID, "%s: another wavelength, unknowns, method, solver, precision or "
                       "far_field (its wavelength line differs)", b_path);
-    return mo_same_echo(b_path, a, b, tol);
+    if (memcmp(&a->current, &b->current, sizeof a->current) != 0)
+        return vd_say(INVALID, "%s: another 'current' line than %s's", b_path, a_path);
+    int rc = mo_same_echo(b_path, a, b, tol);
+    return rc == VALID ? mo_same_current(a, b, tol) : rc;
 }
 
 static int mo_dump(FILE *o, const orr_buffer *text, const void *result)
@@ -439,4 +581,6 @@ const vd_kind vd_mom = {
     .dump = mo_dump,
     .compare = mo_compare,
     .free = mo_free,
+    .max_files = 2,
+    .load_more = mo_load_more,
 };

@@ -183,15 +183,17 @@ static int compare_member(int k, const member_result *x, const member_result *y,
         return vd_say(INVALID, "member %d: stream counts differ (%s)", k, b_path);
     const double d = fabs(x->v[TAG_SEARCH][0] - y->v[TAG_SEARCH][0]);
     if (!(d <= tol[SEP_TOL_LIKELIHOOD]))
-        return vd_say(INVALID, "member %d: search likelihoods differ by %.3g (%s %.3g)", k, d,
+        return vd_say(INVALID, "member %d: <search_likelihood> %.17g and %.17g differ by %.3g (%s "
+                      "%.3g)", k, x->v[TAG_SEARCH][0], y->v[TAG_SEARCH][0], d,
                       sep_tolerances[SEP_TOL_LIKELIHOOD].key, tol[SEP_TOL_LIKELIHOOD]);
     for (int t = TAG_BG_INTEGRAL; t <= TAG_ST_INTEGRAL; t++)
         for (int i = 0; i < x->n[t]; i++) {
             const double p = x->v[t][i], q = y->v[t][i];
             const double scale = fabs(p) > fabs(q) ? fabs(p) : fabs(q);
             if (!(fabs(p - q) <= tol[SEP_TOL_INTEGRAL] * scale))
-                return vd_say(INVALID, "member %d: <%s>[%d] differs by %.3g relative (%s %.3g)", k,
-                              tag_names[t], i, scale > 0 ? fabs(p - q) / scale : 0.0,
+                return vd_say(INVALID, "member %d: <%s>[%d] %.17g and %.17g differ by %.3g relative "
+                              "(%s %.3g)", k, tag_names[t], i, p, q,
+                              scale > 0 ? fabs(p - q) / scale : 0.0,
                               sep_tolerances[SEP_TOL_INTEGRAL].key, tol[SEP_TOL_INTEGRAL]);
         }
     return VALID;

@@ -13,8 +13,6 @@
 
 #define MAX_CONFIG_BYTES ((size_t)64 << 10)
 #define CONFIG_NAME "orrery-validate.conf"
-/* Output files per result: every kind's output template has one. */
-#define FILES_PER_RESULT 1
 
 /* ---- the tolerances: every kind's, in the registry's order ---- */
 
@@ -265,24 +263,38 @@ static void loaded_free(loaded *f)
     memset(f, 0, sizeof *f);
 }
 
-/* Reads and checks one file (init's rules); with dump, a valid file goes
- * there as canonical's JSON. On failure says why. */
-static int load_one(const char *path, FILE *dump, loaded *f)
+/* The files a result of kind k may have. */
+static int max_files(const vd_kind *k)
+{
+    return k->max_files > 0 ? k->max_files : 1;
+}
+
+/* Reads and checks one result, its table paths[0] and the n - 1 files
+ * after it (init's rules); with dump, a valid one goes there as
+ * canonical's JSON. On failure says why. */
+static int load_one(char *const *paths, int n, FILE *dump, loaded *f)
 {
     size_t max = 0;
     for (size_t k = 0; k < vd_n_kinds; k++)
         max = vd_kinds[k]->max_bytes > max ? vd_kinds[k]->max_bytes : max;
     memset(f, 0, sizeof *f);
+    const char *path = paths[0];
     int rc = vd_read_whole(path, max, INVALID, &f->text);
     if (rc != VALID)
         return rc;
     const vd_kind *kind = vd_kinds[f->kind = kind_of(&f->text)];
+    /* more files than the kind has is the template's, the daemon's setup */
+    if (n > max_files(kind))
+        return vd_say(RETRY, "%s: %s %s result has at most %d output file(s), given %d (the "
+                      "output template's)", path, kind->article, kind->name, max_files(kind), n);
     if (f->text.size > kind->max_bytes)
         return vd_say(INVALID, "%s: larger than %zu bytes: not a result", path, kind->max_bytes);
     f->result = calloc(1, kind->result_size);
     if (!f->result)
         return vd_say(RETRY, "%s: out of memory", path);
     rc = kind->load(path, &f->text, f->result);
+    if (rc == VALID && kind->load_more)
+        rc = kind->load_more(path, paths + 1, n - 1, f->result);
     if (rc == VALID && dump)
         rc = kind->dump(dump, &f->text, f->result);
     if (!kind->compare_reads_text)
@@ -290,74 +302,76 @@ static int load_one(const char *path, FILE *dump, loaded *f)
     return rc;
 }
 
-int vd_load(const char *path, const double *tol, FILE *dump)
+int vd_load_files(char *const *paths, int n, const double *tol, FILE *dump)
 {
     loaded f;
     (void)tol;   /* init's rules have no tolerance */
-    int rc = load_one(path, dump, &f);
+    int rc = load_one(paths, n, dump, &f);
     if (rc == VALID && dump && (fflush(dump) != 0 || ferror(dump)))
-        rc = vd_say(RETRY, "%s: cannot write the canonical form: %s", path, strerror(errno));
+        rc = vd_say(RETRY, "%s: cannot write the canonical form: %s", paths[0], strerror(errno));
     loaded_free(&f);
     return rc;
 }
 
-int vd_compare(const char *a_path, const char *b_path, const double *tol)
+int vd_load(const char *path, const double *tol, FILE *dump)
+{
+    char *paths[1] = {(char *)path};
+    return vd_load_files(paths, 1, tol, dump);
+}
+
+int vd_compare_files(char *const *a_paths, char *const *b_paths, int n, const double *tol)
 {
     loaded a, b;
     memset(&b, 0, sizeof b);
-    int rc = load_one(a_path, NULL, &a);
+    int rc = load_one(a_paths, n, NULL, &a);
     if (rc == VALID)
-        rc = load_one(b_path, NULL, &b);
+        rc = load_one(b_paths, n, NULL, &b);
     const vd_kind *lo = vd_kinds[a.kind < b.kind ? a.kind : b.kind];
     const vd_kind *hi = vd_kinds[a.kind < b.kind ? b.kind : a.kind];
     if (rc == VALID && a.kind != b.kind)
-        rc = vd_say(INVALID, "%s and %s: %s %s and %s %s result", a_path, b_path, lo->article,
-                    lo->name, hi->article, hi->name);
-    else if (rc == VALID)
-        rc = vd_kinds[a.kind]->compare(a_path, b_path, a.result, b.result,
+        rc = vd_say(INVALID, "%s and %s: %s %s and %s %s result", a_paths[0], b_paths[0],
+                    lo->article, lo->name, hi->article, hi->name);
+    else if (rc == VALID) {
+        vd_set_pair(a_paths[0], b_paths[0]);
+        rc = vd_kinds[a.kind]->compare(a_paths[0], b_paths[0], a.result, b.result,
                                        tol + tolerance_offset(a.kind));
+        vd_set_pair(NULL, NULL);
+    }
     loaded_free(&a);
     loaded_free(&b);
     return rc;
 }
 
-/* "a separation, diffraction, fdtd or mom result" */
-static void kind_list(char *out, size_t cap)
+int vd_compare(const char *a_path, const char *b_path, const double *tol)
 {
-    size_t n = (size_t)snprintf(out, cap, "%s", vd_kinds[0]->article);
-    for (size_t k = 0; k < vd_n_kinds && n < cap; k++)
-        n += (size_t)snprintf(out + n, cap - n, "%s%s",
-                              k == 0 ? " " : k + 1 == vd_n_kinds ? " or " : ", ", vd_kinds[k]->name);
+    char *a[1] = {(char *)a_path}, *b[1] = {(char *)b_path};
+    return vd_compare_files(a, b, 1, tol);
 }
 
-/* init: the files of one result; compare: result 1's files, then result
- * 2's, compared pairwise. Another count than one per result is the
- * daemon's setup, not the result's: usage. */
+/* init and canonical: the files of one result (its table first);
+ * compare: result 1's files, then as many of result 2's. How many a
+ * kind takes is the kind's (load_one); an odd count is the daemon's
+ * setup, not the result's: usage. */
 static int run(const char *mode, char **paths, int n, const double *tol)
 {
-    const int results = strcmp(mode, "compare") == 0 ? 2 : 1;
+    const int compare = strcmp(mode, "compare") == 0;
     const int canonical = strcmp(mode, "canonical") == 0;
     if (n == 0)
         return usage("%s: no file given", mode);
-    if (n % results != 0)
+    if (compare && n % 2 != 0)
         return usage("compare: an odd number of files (%d): want result 1's, then as many of "
                      "result 2's", n);
-    if (n / results != FILES_PER_RESULT) {
-        char kinds[256];
-        kind_list(kinds, sizeof kinds);
-        return usage("%s: %d files per result; %s result has %d", mode, n / results, kinds,
-                     FILES_PER_RESULT);
-    }
-    int rc = VALID;
-    for (int i = 0; i < n / results && rc == VALID; i++)
-        rc = results == 2 ? vd_compare(paths[i], paths[n / 2 + i], tol)
-                          : vd_load(paths[i], tol, canonical ? stdout : NULL);
-    return rc;
+    return compare ? vd_compare_files(paths, paths + n / 2, n / 2, tol)
+                   : vd_load_files(paths, n, tol, canonical ? stdout : NULL);
 }
 
 int vd_main(int argc, char **argv)
 {
     const char *argv0 = argc > 0 ? argv[0] : "orrery-validate";
+    const char *me = strrchr(argv0, '/') ? strrchr(argv0, '/') + 1 : argv0;
+    /* script_validator's log then says which of its scripts spoke */
+    if (strcmp(me, "orrery-validate-init") == 0 || strcmp(me, "orrery-validate-compare") == 0)
+        vd_set_prog(me);
     if (n_tolerances() > VD_MAX_TOLERANCES)
         return usage("the kinds list %d tolerances, more than %d", n_tolerances(),
                      VD_MAX_TOLERANCES);
@@ -374,7 +388,6 @@ int vd_main(int argc, char **argv)
         if (o.set[k])
             tol[k] = o.tol[k];
 
-    const char *me = strrchr(argv0, '/') ? strrchr(argv0, '/') + 1 : argv0;
     const char *mode = NULL;
     if (strcmp(me, "orrery-validate-init") == 0)
         mode = "init";

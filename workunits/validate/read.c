@@ -9,9 +9,27 @@
 
 #include "validate.h"
 
+/* Who speaks (the name the program was run by: script_validator's log
+ * then tells init from compare) and, during a compare, the two results. */
+static const char *vd_prog = "orrery-validate";
+static const char *vd_pair[2];
+
+void vd_set_prog(const char *name)
+{
+    vd_prog = name;
+}
+
+void vd_set_pair(const char *a, const char *b)
+{
+    vd_pair[0] = a;
+    vd_pair[1] = b;
+}
+
 int vd_vsay(int rc, const char *fmt, va_list ap)
 {
-    fputs("orrery-validate: ", stderr);
+    fprintf(stderr, "%s: ", vd_prog);
+    if (vd_pair[0])
+        fprintf(stderr, "%s against %s: ", vd_pair[0], vd_pair[1]);
     vfprintf(stderr, fmt, ap);
     fputs(rc == RETRY ? " (transient: script_validator retries)\n" : "\n", stderr);
     return rc;

@@ -49,6 +49,13 @@ typedef struct vd_kind {
     int (*compare)(const char *a_path, const char *b_path, const void *a, const void *b,
                    const double *tol);
     void (*free)(void *result);   /* what load allocated, or NULL */
+    /* Output files a result may have (0: one, its table); the others come
+     * after the table, in the output template's order (script_validator's
+     * and script_assimilator's), and load_more checks them beside the
+     * loaded table: paths[0..n), n < max_files, the ones the template
+     * has (an older template may have fewer). On failure says why. */
+    int max_files;
+    int (*load_more)(const char *table_path, char *const *paths, int n, void *result);
 } vd_kind;
 
 /* The registry (kinds.c), the fallback (header NULL) among them. */
@@ -59,8 +66,12 @@ extern const size_t vd_n_kinds;
 
 #define VD_MAX_TOLERANCES 32
 void vd_default_tolerances(double *tol);
-/* init (dump NULL) or canonical (the JSON on dump) on one file */
+/* init (dump NULL) or canonical (the JSON on dump) on one result's
+ * files (its table first); vd_load on a result of one file */
+int vd_load_files(char *const *paths, int n, const double *tol, FILE *dump);
 int vd_load(const char *path, const double *tol, FILE *dump);
+/* two results of n files each; vd_compare on results of one file */
+int vd_compare_files(char *const *a_paths, char *const *b_paths, int n, const double *tol);
 int vd_compare(const char *a_path, const char *b_path, const double *tol);
 int vd_read_config(const char *path, double *tol);
 
@@ -82,7 +93,11 @@ int vd_main(int argc, char **argv);
 #define VD_PRINTF_LIKE(f, a)
 #endif
 
-/* One line on stderr saying why; returns rc. */
+/* One line on stderr saying why, "PROG: " first (vd_set_prog: the name
+ * the program was run by, default orrery-validate) and, while
+ * vd_set_pair's two results are compared, "A against B: "; returns rc. */
+void vd_set_prog(const char *name);
+void vd_set_pair(const char *a, const char *b);
 int vd_say(int rc, const char *fmt, ...) VD_PRINTF_LIKE(2, 3);
 int vd_vsay(int rc, const char *fmt, va_list ap) VD_PRINTF_LIKE(2, 0);
 /* path whole: what cannot be read now is RETRY, content that cannot be a

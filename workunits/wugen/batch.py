@@ -92,17 +92,36 @@ def output_limit(size):
     return limit
 
 
-def out_template_name(app, limit):
-    return "%s_out" % app if limit == OUTPUT_DEFAULT else "%s_out_%dM" % (app, limit // MIB)
+# A work unit's output limits: a tuple, one max_nbytes for each of the
+# kind's outputs (Kind.outputs), in the output template's order.
+
+def is_default(limits):
+    return all(limit == OUTPUT_DEFAULT for limit in limits)
 
 
-def out_template(limit, results):
-    return ("<file_info>\n    <name><OUTFILE_0/></name>\n    <generated_locally/>\n"
-            "    <upload_when_present/>\n    <max_nbytes>%d</max_nbytes>\n"
-            "    <url><UPLOAD_URL/></url>\n</file_info>\n<result>\n    <file_ref>\n"
-            "        <file_name><OUTFILE_0/></file_name>\n"
-            "        <open_name>%s</open_name>\n        <copy_file/>\n"
-            "    </file_ref>\n</result>\n" % (limit, results))
+def limits_text(limits):
+    """MiB of each output: "64", "128+64"."""
+    return "+".join("%d" % (limit // MIB) for limit in limits)
+
+
+def out_template_name(app, limits):
+    return "%s_out" % app if is_default(limits) else "%s_out_%s" % (
+        app, "_".join("%dM" % (limit // MIB) for limit in limits))
+
+
+def out_template(limits, names):
+    """server_templates/K_out with these max_nbytes: a file_info and a
+    file_ref an output, every output after the first optional (the app
+    writes it only where the work unit asks)."""
+    infos = "".join("<file_info>\n    <name><OUTFILE_%d/></name>\n    <generated_locally/>\n"
+                    "    <upload_when_present/>\n    <max_nbytes>%d</max_nbytes>\n"
+                    "    <url><UPLOAD_URL/></url>\n</file_info>\n" % (i, limit)
+                    for i, limit in enumerate(limits))
+    refs = "".join("    <file_ref>\n        <file_name><OUTFILE_%d/></file_name>\n"
+                   "        <open_name>%s</open_name>\n        <copy_file/>\n%s"
+                   "    </file_ref>\n" % (i, name, "        <optional/>\n" if i else "")
+                   for i, name in enumerate(names))
+    return infos + "<result>\n" + refs + "</result>\n"
 
 
 def unit_bounds(est, memory, o, limit):
@@ -114,7 +133,7 @@ def bounds_text(group, input_bytes, memory, o):
     est, bound, mem, limit = group
     return ("--rsc_fpops_est %.6e --rsc_fpops_bound %.6e --rsc_memory_bound %.0f "
             "--rsc_disk_bound %.0f --delay_bound %d --min_quorum %d --target_nresults %d"
-            % (est, bound, mem, 2 * input_bytes + limit + 2 * memory + 64 * MIB, o["delay"],
+            % (est, bound, mem, 2 * input_bytes + sum(limit) + 2 * memory + 64 * MIB, o["delay"],
                o["quorum"], o["quorum"]))
 
 
@@ -140,24 +159,25 @@ def make_units(kind, o, template, names, points, checker, name, work):
         else:
             keys = kind.rough_keys(template, text)
         kind.accept(o, i, where, keys)
-        size = kind.output_bytes(keys)
-        limit = output_limit(size)
-        if limit is None:
-            raise Failure("%s: its results could reach %.3g bytes (%s), more than the %d "
-                          "orrery-validate reads: %s"
-                          % ((where, size) + kind.too_large(keys)[:1] + (OUTPUT_MAX,)
-                             + kind.too_large(keys)[1:]), 65)
-        rows.append(Row(wu, wu + ".txt", p, keys, len(text.encode()), limit))
+        limits = []
+        for output, size in kind.outputs(keys):
+            limits.append(output_limit(size))
+            if limits[-1] is None:
+                raise Failure("%s: its %s could reach %.3g bytes (%s), more than the %d "
+                              "orrery-validate reads: %s"
+                              % ((where, output, size) + kind.too_large(keys)[:1] + (OUTPUT_MAX,)
+                                 + kind.too_large(keys)[1:]), 65)
+        rows.append(Row(wu, wu + ".txt", p, keys, len(text.encode()), tuple(limits)))
     return rows
 
 
-def install_templates(work, o, limits, results):
+def install_templates(work, o, limits, names):
     """templates/ with the larger output templates, and submit.sh's lines
     that install them."""
     os.mkdir(os.path.join(work, "templates"))
     for limit in limits:
         with open(os.path.join(work, "templates", out_template_name(o["app"], limit)), "w") as f:
-            f.write(out_template(limit, results))
+            f.write(out_template(limit, names))
     return ["# the larger output templates this batch needs: installed once, never",
             "# replaced (a work unit's template must stay as it was created)",
             'for t in "$here"/templates/*; do',
@@ -179,9 +199,9 @@ def write_submit(kind, work, o, name, groups, stamp):
               "set -e",
               'here=$(cd "$(dirname "$0")" && pwd)']
     order = sorted(groups, key=kind.order)
-    big = sorted({kind.limit(g) for g in order if kind.limit(g) != OUTPUT_DEFAULT})
+    big = sorted({kind.limit(g) for g in order if not is_default(kind.limit(g))})
     if big:
-        submit += install_templates(work, o, big, kind.results)
+        submit += install_templates(work, o, big, kind.output_names)
     submit.append('bin/stage_file --copy "$here/wu"')
     commands, listed = [], []
     for k, g in enumerate(order, 1):
@@ -264,7 +284,7 @@ def generate(kind, argv):
     out = o["out"] or os.path.join(".", name)
     if os.path.exists(out) and (not os.path.isdir(out) or os.listdir(out)):
         raise Failure("%s exists and is not empty" % out)
-    if len("templates/%s" % out_template_name(o["app"], OUTPUT_MAX)) > 63:
+    if len("templates/%s" % out_template_name(o["app"], (OUTPUT_MAX,) * len(kind.output_names))) > 63:
         usage("--app: too long a name for create_work's template names (63 characters)")
 
     work = tempfile.mkdtemp(prefix="orrery-wugen-")

@@ -90,11 +90,19 @@ class Kind:
     def accept(self, o, i, where, keys):
         """A work unit the app accepts that this app must not run."""
 
-    def output_bytes(self, keys):
-        """An upper bound on what a result uploads, bytes: the app's own,
-        from --check (common/cost.h), so that the output template the work
-        unit gets is what the app will write."""
-        return keys["results_bytes"] + keys["npy_bytes"]
+    @property
+    def output_names(self):
+        """The outputs' open names, the output template's order."""
+        return (self.results,)
+
+    def outputs(self, keys):
+        """(what, an upper bound on its bytes) of each file a result
+        uploads (output_names' order): the app's own, from --check
+        (common/cost.h), so that the output template the work unit gets
+        is what the app will write. One file, the results (a kind whose
+        .npy files are not uploaded refuses the statements that write
+        them: its template's NOT_UPLOADED)."""
+        return (("results", keys["results_bytes"] + keys["npy_bytes"]),)
 
     def too_large(self, keys):
         """What makes the results large, and what to do: for the message."""
@@ -121,8 +129,8 @@ class Kind:
 
     def jobs_line(self, k, group, n, o):
         return ("jobs_%d.txt: %d work unit(s): rsc_fpops_est %.3e, rsc_fpops_bound %.3e, "
-                "rsc_memory_bound %.0f MB, output limit %d MiB (templates/%s)"
-                % (k, n, group[0], group[1], group[2] / 1e6, group[3] // MIB,
+                "rsc_memory_bound %.0f MB, output limit %s MiB (templates/%s)"
+                % (k, n, group[0], group[1], group[2] / 1e6, limits_text(group[3]),
                    out_template_name(o["app"], group[3])))
 
     def total_line(self, rows):

@@ -240,7 +240,7 @@ class ParamTemplate(Template):
         super().__init__(path)
 
     def statement(self, n, where, words):
-        if words[0] == self.NOT_UPLOADED[0]:
+        if self.NOT_UPLOADED and words[0] == self.NOT_UPLOADED[0]:
             raise Failure("%s: %s: the %s output template uploads %s only, so %s would be lost "
                           "on the hosts: remove it" % ((where,) + self.NOT_UPLOADED[:1]
                                                        + (self.KIND, self.RESULTS)
